@@ -1,0 +1,30 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "todaysim",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "TodayHost", targets: ["TodayHost"]),
+        .executable(name: "todaysim", targets: ["todaysim"]),
+    ],
+    targets: [
+        // The simulated native host: every rule of spec/HOST-BEHAVIOR.md, no I/O.
+        .target(name: "TodayHost"),
+        // C libraries of the service edge (HTTP and storage), through pkg-config.
+        .systemLibrary(
+            name: "CMicroHTTPD",
+            pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"])]
+        ),
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        .executableTarget(name: "todaysim", dependencies: ["TodayHost"]),
+        .testTarget(name: "TodayHostTests", dependencies: ["TodayHost"]),
+        .testTarget(name: "SystemLibrariesTests", dependencies: ["CMicroHTTPD", "CSQLite"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,30 @@
+# Sourced by Scripts/test and Scripts/run: installs the Debian packages the build needs when
+# they are missing, so both commands work on a fresh machine.
+ensure_build_dependencies() {
+    local missing=()
+    command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
+    if command -v pkg-config >/dev/null 2>&1; then
+        pkg-config --exists libmicrohttpd || missing+=(libmicrohttpd-dev)
+        pkg-config --exists sqlite3 || missing+=(libsqlite3-dev)
+    else
+        missing+=(libmicrohttpd-dev libsqlite3-dev)
+    fi
+    [ "${#missing[@]}" -eq 0 ] && return 0
+
+    echo "installing missing packages: ${missing[*]}" >&2
+    local sudo=""
+    if [ "$(id -u)" -ne 0 ]; then
+        command -v sudo >/dev/null 2>&1 || { echo "need root or sudo to install ${missing[*]}" >&2; return 1; }
+        sudo="sudo"
+    fi
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+    pkg-config --exists libmicrohttpd sqlite3
+}
+
+ensure_swift() {
+    command -v swift >/dev/null 2>&1 && return 0
+    [ -x /opt/swift/usr/bin/swift ] && export PATH="/opt/swift/usr/bin:$PATH" && return 0
+    echo "swift is not on PATH (expected the Swift 6 toolchain, e.g. in /opt/swift)" >&2
+    return 1
+}

@@ -1,0 +1,9 @@
+#ifndef TODAYSIM_CSQLITE_SHIM_H
+#define TODAYSIM_CSQLITE_SHIM_H
+#include <sqlite3.h>
+
+/// SQLITE_TRANSIENT is a cast macro Swift cannot import.
+static inline sqlite3_destructor_type todaysim_sqlite_transient(void) {
+    return SQLITE_TRANSIENT;
+}
+#endif

@@ -1,0 +1,1 @@
+public enum TodayHostVersion { public static let string = "0.1.0" }

@@ -1,0 +1,4 @@
+import TodayHost
+
+// The HTTP service arrives with the service issue; until then the executable only names itself.
+print("todaysim \(TodayHostVersion.string)")
