@@ -10,7 +10,7 @@ let package = Package(
     ],
     targets: [
         // The simulated native host: every rule of spec/HOST-BEHAVIOR.md, no I/O.
-        .target(name: "TodayHost"),
+        .target(name: "TodayHost", linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]),
         // C libraries of the service edge (HTTP and storage), through pkg-config.
         .systemLibrary(
             name: "CMicroHTTPD",

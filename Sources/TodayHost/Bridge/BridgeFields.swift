@@ -1,0 +1,84 @@
+/// Reads the fields of one bridge message, naming the field and the problem when one breaks.
+/// An optional field given as `null` counts as absent, as `JSON.stringify` drops `undefined`
+/// and a native `as? String` reads `null` as nothing.
+struct BridgeFields {
+    let message: JSON
+
+    private func present(_ name: String) -> JSON? {
+        guard let value = message[name], !value.isNull else { return nil }
+        return value
+    }
+
+    private func required(_ name: String) throws(BridgeRejection) -> JSON {
+        guard let value = present(name) else { throw BridgeRejection(field: name, problem: "is required") }
+        return value
+    }
+
+    /// `todayPage.*` events require `schemaVersion: 1`; on others it is optional but must be 1.
+    func schemaVersion(required isRequired: Bool) throws(BridgeRejection) {
+        guard let value = present("schemaVersion") else {
+            if isRequired { throw BridgeRejection(field: "schemaVersion", problem: "is required and must be 1") }
+            return
+        }
+        guard value.numberValue == 1 else {
+            throw BridgeRejection(field: "schemaVersion", problem: "must be 1, got \(value.serialized())")
+        }
+    }
+
+    func string(_ name: String) throws(BridgeRejection) -> String {
+        let value = try required(name)
+        guard let text = value.stringValue else {
+            throw BridgeRejection(field: name, problem: "must be a string, got \(value.typeName)")
+        }
+        return text
+    }
+
+    func nonEmptyString(_ name: String) throws(BridgeRejection) -> String {
+        let text = try string(name)
+        guard !text.isEmpty else { throw BridgeRejection(field: name, problem: "must be a non-empty string") }
+        return text
+    }
+
+    func optionalString(_ name: String) throws(BridgeRejection) -> String? {
+        guard present(name) != nil else { return nil }
+        return try string(name)
+    }
+
+    @discardableResult
+    func literal(_ name: String, allowed: [String]) throws(BridgeRejection) -> String {
+        let text = try string(name)
+        guard allowed.contains(text) else {
+            let choices = allowed.map { "\"\($0)\"" }.joined(separator: " or ")
+            throw BridgeRejection(field: name, problem: "must be \(choices), got \"\(text)\"")
+        }
+        return text
+    }
+
+    func bool(_ name: String) throws(BridgeRejection) -> Bool {
+        let value = try required(name)
+        guard let flag = value.boolValue else {
+            throw BridgeRejection(field: name, problem: "must be a boolean, got \(value.typeName)")
+        }
+        return flag
+    }
+
+    func elapsedMs(required isRequired: Bool) throws(BridgeRejection) -> Double? {
+        guard let value = present("elapsedMs") else {
+            if isRequired { throw BridgeRejection(field: "elapsedMs", problem: "is required") }
+            return nil
+        }
+        guard let number = value.numberValue else {
+            throw BridgeRejection(field: "elapsedMs", problem: "must be a number, got \(value.typeName)")
+        }
+        guard number >= 0 else { throw BridgeRejection(field: "elapsedMs", problem: "must be >= 0") }
+        return number
+    }
+
+    func optionalObject(_ name: String) throws(BridgeRejection) -> JSON? {
+        guard let value = present(name) else { return nil }
+        guard case .object = value else {
+            throw BridgeRejection(field: name, problem: "must be an object, got \(value.typeName)")
+        }
+        return value
+    }
+}

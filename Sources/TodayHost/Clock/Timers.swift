@@ -1,0 +1,84 @@
+/// Milliseconds on a session's clock (C1).
+public typealias Millis = Int64
+
+/// A reading of the session clock together with the step it happens in. Every input and every
+/// timer firing is one step; timers armed in the same step fire in `TimerKind` order when due
+/// at the same time (C2).
+public struct Instant: Equatable, Sendable {
+    public var ms: Millis
+    public var step: Int
+
+    public init(ms: Millis, step: Int) {
+        self.ms = ms
+        self.step = step
+    }
+
+    /// A deadline `delay` after this instant, armed in this step.
+    public func deadline(after delay: Millis) -> Deadline {
+        Deadline(dueAtMs: ms + delay, armedInStep: step)
+    }
+}
+
+/// When a coordinator's timer is due. It lives inside the coordinator's state (C3): dropping the
+/// state drops the timer.
+public struct Deadline: Codable, Equatable, Sendable {
+    public var dueAtMs: Millis
+    public var armedInStep: Int
+
+    public init(dueAtMs: Millis, armedInStep: Int) {
+        self.dueAtMs = dueAtMs
+        self.armedInStep = armedInStep
+    }
+}
+
+/// The timers of a session. Case order is the firing order of timers armed in one step and due
+/// at the same time (C2).
+public enum TimerKind: String, Codable, CaseIterable, Sendable, Comparable {
+    case softRefreshDeadline
+    case pullWatchdog
+    case headerWatchdog
+    case headerHide
+
+    var rank: Int { TimerKind.allCases.firstIndex(of: self)! }
+
+    public static func < (lhs: TimerKind, rhs: TimerKind) -> Bool { lhs.rank < rhs.rank }
+}
+
+/// A pending timer as the session view lists it (C3).
+public struct Watchdog: Equatable, Sendable {
+    public var kind: TimerKind
+    /// The request the timer guards; `nil` for the shared soft-refresh deadline.
+    public var requestId: String?
+    public var deadline: Deadline
+
+    public var dueAtMs: Millis { deadline.dueAtMs }
+
+    /// Due order, ties broken by the step that armed them, then by kind (C2).
+    public static func firesBefore(_ lhs: Watchdog, _ rhs: Watchdog) -> Bool {
+        (lhs.deadline.dueAtMs, lhs.deadline.armedInStep, lhs.kind.rank)
+            < (rhs.deadline.dueAtMs, rhs.deadline.armedInStep, rhs.kind.rank)
+    }
+}
+
+/// Per-session timing (C4); each value is a positive number of milliseconds.
+public struct Timing: Codable, Equatable, Sendable {
+    public var pullWatchdogMs: Millis = 12_000
+    public var headerWatchdogMs: Millis = 12_000
+    public var softRefreshDeadlineMs: Millis = 5_000
+    public var headerSettleMs: Millis = 1_000
+    public var foregroundThresholdMs: Millis = 5_000
+    public var manualRefreshWindowMs: Millis = 10_000
+
+    public init() {}
+
+    /// Names and values in the order the API lists them.
+    public var fields: [(String, Millis)] {
+        Self.fieldKeyPaths.map { ($0.0, self[keyPath: $0.1]) }
+    }
+
+    nonisolated(unsafe) static let fieldKeyPaths: [(String, WritableKeyPath<Timing, Millis>)] = [
+        ("pullWatchdogMs", \.pullWatchdogMs), ("headerWatchdogMs", \.headerWatchdogMs),
+        ("softRefreshDeadlineMs", \.softRefreshDeadlineMs), ("headerSettleMs", \.headerSettleMs),
+        ("foregroundThresholdMs", \.foregroundThresholdMs), ("manualRefreshWindowMs", \.manualRefreshWindowMs),
+    ]
+}

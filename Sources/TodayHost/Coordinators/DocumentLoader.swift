@@ -1,0 +1,40 @@
+/// The document in the WebView: what was loaded, why, and how far it got (H1–H3, H18, H22).
+public struct DocumentLoader: Codable, Equatable, Sendable {
+    public private(set) var loadId: Int = 0
+    public private(set) var url: String = ""
+    /// The request id the URL carries (a hard reload made for a native request), if any.
+    public private(set) var requestId: String?
+    /// Whether the document still owns `requestId`: until a result for it arrives or the
+    /// document is replaced (H3).
+    public private(set) var awaitingResult = false
+    public private(set) var state: DocumentState = .loading
+    public private(set) var cause: LoadCause = .initial
+    public var overlay = LoadingOverlay()
+
+    public init() {}
+
+    /// The id a result may consume as this document's own (H3, H7).
+    public var ownedRequestId: String? { awaitingResult ? requestId : nil }
+
+    /// H3: a new load replaces the document and shows the overlay again.
+    mutating func load(url: String, requestId: String?, cause: LoadCause) -> [Effect] {
+        loadId += 1
+        self.url = url
+        self.requestId = requestId
+        awaitingResult = requestId != nil
+        state = .loading
+        self.cause = cause
+        return [.navigation(loadId: loadId, url: url, cause: cause, requestId: requestId)] + overlay.newLoad()
+    }
+
+    /// A result for the document's own id arrived.
+    mutating func resultArrived() {
+        awaitingResult = false
+    }
+
+    mutating func rendered() { state = .rendered }
+
+    mutating func failed() { state = .failed }
+
+    mutating func terminated() { state = .terminated }
+}

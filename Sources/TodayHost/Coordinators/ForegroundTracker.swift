@@ -1,0 +1,47 @@
+/// Tracks foreground and background (H15) and decides whether a return deserves a request.
+public struct ForegroundTracker: Codable, Equatable, Sendable {
+    public enum State: Codable, Equatable, Sendable {
+        /// Next: `background` on a background transition.
+        case foreground
+        /// Next: `foreground` on a return; the recorded time is cleared by it.
+        case background(sinceMs: Millis)
+    }
+
+    public private(set) var state: State = .foreground
+
+    public init() {}
+
+    public var isForeground: Bool { state == .foreground }
+
+    public var backgroundedAtMs: Millis? {
+        if case let .background(sinceMs) = state { return sinceMs }
+        return nil
+    }
+
+    /// `false` when already in the background (the input is then ignored).
+    mutating func background(at now: Instant) -> Bool {
+        switch state {
+        case .background:
+            return false
+        case .foreground:
+            state = .background(sinceMs: now.ms)
+            return true
+        }
+    }
+
+    public enum Return: Equatable, Sendable {
+        case alreadyForeground
+        /// Back from the background; `revalidate` when away at least the threshold.
+        case returned(revalidate: Bool)
+    }
+
+    mutating func foreground(at now: Instant, thresholdMs: Millis) -> Return {
+        switch state {
+        case .foreground:
+            return .alreadyForeground
+        case let .background(sinceMs):
+            state = .foreground
+            return .returned(revalidate: now.ms - sinceMs >= thresholdMs)
+        }
+    }
+}

@@ -1,0 +1,14 @@
+/// The sliding window of repeated pull gestures (H10): a gesture within `manualRefreshWindowMs`
+/// of the previous one reloads the document. Only gestures move it.
+public struct ManualRefreshWindow: Codable, Equatable, Sendable {
+    public private(set) var lastGestureAtMs: Millis?
+
+    public init() {}
+
+    /// Records a gesture and tells whether it repeats the previous one within the window.
+    mutating func pullGesture(at now: Instant, windowMs: Millis) -> Bool {
+        defer { lastGestureAtMs = now.ms }
+        guard let lastGestureAtMs else { return false }
+        return now.ms - lastGestureAtMs <= windowMs
+    }
+}

@@ -1,0 +1,15 @@
+/// The one automatic reload allowed until re-armed (H9). It starts armed.
+public struct RecoveryBudget: Codable, Equatable, Sendable {
+    public private(set) var armed = true
+
+    public init() {}
+
+    /// Re-armed only by a `succeeded` result for a native-owned id and by a pull gesture.
+    mutating func rearm() { armed = true }
+
+    /// Spends the budget; `true` when a reload may follow.
+    mutating func spend() -> Bool {
+        defer { armed = false }
+        return armed
+    }
+}

@@ -1,0 +1,55 @@
+/// Native soft requests waiting for Web's result and their shared deadline (H4–H7).
+public struct SoftRefresh: Codable, Equatable, Sendable {
+    public struct PendingRequest: Codable, Equatable, Sendable {
+        public var requestId: String
+        public var reason: RefreshReason?
+        public var requestedAtMs: Millis
+    }
+
+    public private(set) var pending: [PendingRequest] = []
+    /// Armed when a request joins an empty set; later requests share it (H5).
+    public private(set) var deadline: Deadline?
+
+    public init() {}
+
+    public var timers: [Watchdog] {
+        guard let deadline else { return [] }
+        return [Watchdog(kind: .softRefreshDeadline, requestId: nil, deadline: deadline)]
+    }
+
+    public func isPending(_ requestId: String) -> Bool {
+        pending.contains { $0.requestId == requestId }
+    }
+
+    public func reason(of requestId: String) -> RefreshReason? {
+        pending.first { $0.requestId == requestId }?.reason
+    }
+
+    /// H4, H5: emits `todayPage.refreshRequested` and joins the pending set.
+    mutating func request(requestId: String, reason: RefreshReason?, at now: Instant, deadlineMs: Millis) -> [Effect] {
+        if pending.isEmpty { deadline = now.deadline(after: deadlineMs) }
+        pending.append(PendingRequest(requestId: requestId, reason: reason, requestedAtMs: now.ms))
+        var payload: [(String, JSON)] = [
+            ("type", "todayPage.refreshRequested"), ("schemaVersion", 1), ("requestId", .string(requestId)),
+        ]
+        if let reason { payload.append(("reason", .string(reason.rawValue))) }
+        return [.emit(type: "todayPage.refreshRequested", requestId: requestId, payload: .object(payload))]
+    }
+
+    /// H7: consumes one request; the deadline goes with the last one.
+    mutating func consume(_ requestId: String) -> PendingRequest? {
+        guard let index = pending.firstIndex(where: { $0.requestId == requestId }) else { return nil }
+        let request = pending.remove(at: index)
+        if pending.isEmpty { deadline = nil }
+        return request
+    }
+
+    /// H3, H6, H18: consumes every pending request and cancels the deadline.
+    mutating func consumeAll() -> [PendingRequest] {
+        defer {
+            pending = []
+            deadline = nil
+        }
+        return pending
+    }
+}

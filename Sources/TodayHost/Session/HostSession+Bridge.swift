@@ -1,0 +1,74 @@
+/// Web → native messages after the bridge boundary (H12, H21–H23).
+extension HostSession {
+    mutating func bridgeMessage(_ message: JSON, _ log: inout StepLog) throws(InputError) -> (Outcome, JSON) {
+        guard case .object = message, let type = message["type"]?.stringValue else {
+            throw .invalidField("type", "a bridge message is an object with a string type")
+        }
+        let parser = BridgeParser(capabilities: injectedCapabilities, loadingGate: config.loadingGate)
+        let bridgeEntry = log.entries.count
+        append(kind: .bridge, type: type, requestId: message["requestId"]?.stringValue, data: .null, &log)
+        let outcome: Outcome
+        switch parser.parse(type: type, message: message) {
+        case let .ignored(reason):
+            outcome = .ignored(reason)
+        case let .rejected(rejection):
+            outcome = .rejected(rejection)
+        case let .event(event):
+            outcome = bridgeEvent(event, &log)
+        }
+        var data: [(String, JSON)] = [("outcome", .string(outcome.name))]
+        if let reason = outcome.reason { data.append(("reason", .string(reason))) }
+        if case let .rejected(rejection) = outcome { data.append(("field", .string(rejection.field))) }
+        log.entries[bridgeEntry].data = .object(data)
+        // Every todayPage.* event resolves `undefined` (H21); so do the others handled here.
+        return (outcome, .null)
+    }
+
+    private mutating func bridgeEvent(_ event: BridgeEvent, _ log: inout StepLog) -> Outcome {
+        switch event {
+        case let .refreshStarted(requestId):
+            if !log.ledger.contains(requestId) {
+                log.ledger.write(RequestRecord(requestId: requestId, role: .webMinted, requestedAtMs: nowMs))
+            }
+            record(header.refreshStarted(requestId: requestId, at: instant, watchdogMs: config.timing.headerWatchdogMs), &log)
+            return .applied
+        case let .refreshResult(result):
+            return refreshResult(result, &log)
+        case let .firstBatchRendered(_, _, requestId):
+            return renderEvent(requestId: requestId, &log) { session in
+                session.document.rendered()
+                return session.config.loadingGate == .render
+            }
+        case let .allBatchesRendered(_, empty, _, requestId):
+            return renderEvent(requestId: requestId, &log) { session in
+                session.document.rendered()
+                return session.config.loadingGate == .render && empty
+            }
+        case let .loadFailed(_, _, requestId):
+            return renderEvent(requestId: requestId, &log) { session in
+                session.document.failed()
+                return session.config.loadingGate == .render
+            }
+        case let .loadingPresentation(owner, _):
+            guard owner == "web" else { return .ignored(.ownerNotWeb) }
+            switch document.overlay.webReleased() {
+            case .alreadyReleased: return .ignored(.alreadyReleased)
+            case let .hidden(effects): record(effects, &log)
+            }
+            return .applied
+        }
+    }
+
+    /// H22: a render fact for the current load, unless it names an earlier load's URL id.
+    /// `change` updates the document and tells whether the `render` gate hides the overlay (H23).
+    private mutating func renderEvent(requestId: String?, _ log: inout StepLog,
+                                      change: (inout HostSession) -> Bool) -> Outcome {
+        if let requestId, let record = log.ledger.record(for: requestId), record.role == .reload,
+           let loadId = record.loadId, loadId < document.loadId
+        {
+            return .ignored(.staleRender)
+        }
+        if change(&self) { record(document.overlay.hideForRender(), &log) }
+        return .applied
+    }
+}

@@ -1,0 +1,64 @@
+/// The session clock (C1–C3): timers fire in due order as the clock moves.
+extension HostSession {
+    /// `runUntilIdle` fires at most this many timers (C2).
+    public static let runUntilIdleCap = 10_000
+
+    mutating func clockMoved(_ move: ClockMove, runUntilIdleCap: Int, _ log: inout StepLog) throws(InputError) -> Outcome {
+        guard config.clock == .virtual else { throw .clockNotVirtual }
+        switch move {
+        case let .advanceBy(delta):
+            guard delta >= 0 else { throw .invalidField("advanceMs", "must be a non-negative integer") }
+            advance(to: nowMs + delta, lateness: false, &log)
+        case let .advanceTo(target):
+            guard target >= nowMs else { throw .invalidField("toMs", "must not be before nowMs (\(nowMs))") }
+            advance(to: target, lateness: false, &log)
+        case .toNextTimer:
+            guard let next = watchdogs.first else { return .ignored(.noTimer) }
+            advance(to: next.dueAtMs, lateness: false, &log)
+        case .runUntilIdle:
+            return runUntilIdle(cap: runUntilIdleCap, &log)
+        }
+        return .applied
+    }
+
+    /// C2: fires every timer due at or before `target` in order, each at its due time, then
+    /// sets the clock to `target`. With `lateness` (a `wall` session) each fired timer's entry
+    /// says how long after its due time it really fired.
+    mutating func advance(to target: Millis, lateness: Bool, _ log: inout StepLog) {
+        while let next = watchdogs.first, next.dueAtMs <= target {
+            fire(next, lateMs: lateness ? target - next.dueAtMs : nil, &log)
+        }
+        nowMs = max(nowMs, target)
+    }
+
+    mutating func runUntilIdle(cap: Int, _ log: inout StepLog) -> Outcome {
+        var fired = 0
+        while let next = watchdogs.first {
+            guard fired < cap else { return .appliedWithNote("loopCap") }
+            fire(next, lateMs: nil, &log)
+            fired += 1
+        }
+        return .applied
+    }
+
+    private mutating func fire(_ watchdog: Watchdog, lateMs: Millis?, _ log: inout StepLog) {
+        nowMs = watchdog.dueAtMs
+        step += 1
+        record([.watchdog(kind: watchdog.kind, requestId: watchdog.requestId, lateMs: lateMs)], &log)
+        switch watchdog.kind {
+        case .softRefreshDeadline: softRefreshDeadlineExpired(&log)
+        case .pullWatchdog: record(pull.timerFired(.pullWatchdog), &log)
+        case .headerWatchdog, .headerHide: record(header.timerFired(watchdog.kind), &log)
+        }
+    }
+
+    /// C1, `wall` mode: fires the timers that fell due by the real elapsed time `wallNowMs`
+    /// (downtime included), each stamped with its due time and how late it fired. Not an
+    /// input: `version` stays. Returns `nil` when nothing was due and the clock stayed.
+    public mutating func catchUp(toWallClock wallNowMs: Millis, ledger: any RequestLedger) -> Applied? {
+        guard wallNowMs > nowMs else { return nil }
+        var log = StepLog(ledger: LedgerOverlay(base: ledger))
+        advance(to: wallNowMs, lateness: true, &log)
+        return Applied(outcome: .applied, resolution: .null, entries: log.entries, ledgerWrites: log.ledger.changedRecords)
+    }
+}

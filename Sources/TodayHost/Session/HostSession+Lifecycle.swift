@@ -1,0 +1,103 @@
+/// Gestures and app lifecycle transitions (H10, H15–H20, H26's request).
+extension HostSession {
+    mutating func gestureReceived(_ gesture: Gesture, _ log: inout StepLog) -> Outcome {
+        switch gesture {
+        case let .pull(callerRequestId):
+            pullGesture(callerRequestId: callerRequestId, &log)
+        case let .liveWidgetCreated(callerRequestId):
+            requestSoftRefresh(.liveWidgetCreated, callerRequestId: callerRequestId, &log)
+        }
+        return .applied
+    }
+
+    /// H10: the spinner starts, the budget re-arms, and a repeat within the window (or a
+    /// terminated document) reloads at once instead of asking Web.
+    mutating func pullGesture(callerRequestId: String?, _ log: inout StepLog) {
+        let requestId = newRequestId(callerRequestId, log)
+        recovery.rearm()
+        let repeats = manualWindow.pullGesture(at: instant, windowMs: config.timing.manualRefreshWindowMs)
+        record(pull.pullGesture(requestId: requestId, at: instant, watchdogMs: config.timing.pullWatchdogMs), &log)
+        if repeats || document.state == .terminated {
+            registerReload(requestId, cause: .manualRepeat, &log)
+            navigate(url: ownURL(requestId: requestId), requestId: requestId, cause: .manualRepeat, &log)
+        } else {
+            log.ledger.write(RequestRecord(requestId: requestId, role: .soft, reason: .userPull, requestedAtMs: nowMs))
+            record(refresh.request(requestId: requestId, reason: .userPull, at: instant,
+                                   deadlineMs: config.timing.softRefreshDeadlineMs), &log)
+        }
+    }
+
+    mutating func lifecycleChanged(_ lifecycle: Lifecycle, _ log: inout StepLog) throws(InputError) -> Outcome {
+        switch lifecycle {
+        case .background:
+            guard app.background(at: instant) else { return .ignored(.alreadyBackground) }
+            record(visibility(false) + [hostAnalytics("page_end")], &log)
+        case let .foreground(callerRequestId):
+            switch app.foreground(at: instant, thresholdMs: config.timing.foregroundThresholdMs) {
+            case .alreadyForeground:
+                return .ignored(.alreadyForeground)
+            case let .returned(revalidate):
+                record(visibility(true) + [hostAnalytics("page_view")], &log)
+                if revalidate { requestSoftRefresh(.appForeground, callerRequestId: callerRequestId, &log) }
+            }
+        case let .tabActivated(callerRequestId):
+            requestSoftRefresh(.tabActivated, callerRequestId: callerRequestId, &log)
+        case let .socketEvent(callerRequestId), let .timerTick(callerRequestId):
+            requestSoftRefresh(nil, callerRequestId: callerRequestId, &log)
+        case let .navigation(url):
+            let target = url ?? ownURL(requestId: nil)
+            guard target.hasPrefix("/embed/") else { throw .invalidField("url", "must be a path starting with /embed/") }
+            navigate(url: target, requestId: nil, cause: .navigation, &log)
+            record(pull.end(.cancelled), &log)
+        case let .webContentTerminated(callerRequestId):
+            webContentTerminated(callerRequestId: callerRequestId, &log)
+        case let .accountSwitch(newUid):
+            guard !newUid.isEmpty else { throw .invalidField("uid", "must be a non-empty string") }
+            accountSwitch(to: newUid, &log)
+        }
+        return .applied
+    }
+
+    /// H15: leaving and disappearing are one step; so are the positive pair.
+    func visibility(_ visible: Bool) -> [Effect] {
+        ["webView.visibilityWillChange", "webView.visibilityChanged"].map { type in
+            .emit(type: type, requestId: nil,
+                  payload: ["type": .string(type), "schemaVersion": 1, "visible": .bool(visible)])
+        }
+    }
+
+    /// H18: the header clears, pending requests are cancelled, and it counts as a failure.
+    mutating func webContentTerminated(callerRequestId: String?, _ log: inout StepLog) {
+        record(header.clear(), &log)
+        for request in refresh.consumeAll() {
+            settle(request.requestId, .cancelled, reason: request.reason, &log)
+        }
+        document.terminated()
+        if recovery.spend() {
+            hostReload(.termination, callerRequestId: callerRequestId, &log)
+        } else {
+            record(pull.end(.cancelled), &log)
+        }
+    }
+
+    /// H19: a new uid, a new document, no spinner; the budget is untouched.
+    mutating func accountSwitch(to newUid: String, _ log: inout StepLog) {
+        let inForeground = app.isForeground
+        if inForeground { record([hostAnalytics("page_end")], &log) }
+        uid = newUid
+        navigate(url: ownURL(requestId: nil), requestId: nil, cause: .accountSwitch, &log)
+        record(pull.end(.cancelled), &log)
+        if inForeground { record([hostAnalytics("page_view")], &log) }
+    }
+
+    /// H20: every timer stops, every UI settles, and the session closes.
+    mutating func tearDown(_ log: inout StepLog) {
+        record(header.clear(), &log)
+        for request in refresh.consumeAll() {
+            settle(request.requestId, .cancelled, reason: request.reason, &log)
+        }
+        record(pull.end(.cancelled), &log)
+        if app.isForeground { record([hostAnalytics("page_end")], &log) }
+        isClosed = true
+    }
+}

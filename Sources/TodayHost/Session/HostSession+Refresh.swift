@@ -1,0 +1,109 @@
+/// Native requests, Web's results, the soft deadline, recovery reloads and navigations
+/// (H3–H9, H11).
+extension HostSession {
+    /// H4, H5: a soft request with its reason (`nil`: the legacy silent path).
+    mutating func requestSoftRefresh(_ reason: RefreshReason?, callerRequestId: String?, _ log: inout StepLog) {
+        let requestId = newRequestId(callerRequestId, log)
+        log.ledger.write(RequestRecord(requestId: requestId, role: .soft, reason: reason, requestedAtMs: nowMs))
+        record(refresh.request(requestId: requestId, reason: reason, at: instant, deadlineMs: config.timing.softRefreshDeadlineMs), &log)
+    }
+
+    /// A native request reached its end: on the timeline and in the ledger.
+    mutating func settle(_ requestId: String, _ outcome: RequestOutcome, reason: RefreshReason?, _ log: inout StepLog) {
+        let settledAt = nowMs
+        log.ledger.update(requestId) { record in
+            record.outcome = outcome
+            record.settledAtMs = settledAt
+        }
+        record([.requestSettled(requestId: requestId, outcome: outcome, reason: reason)], &log)
+    }
+
+    /// H7, H8: a well-formed `todayPage.refreshResult`.
+    mutating func refreshResult(_ result: BridgeEvent.RefreshResult, _ log: inout StepLog) -> Outcome {
+        let requestId = result.requestId
+        noteResult(for: requestId, &log)
+
+        let nativeOwned: Bool
+        if let request = refresh.consume(requestId) {
+            settle(requestId, result.status.outcome, reason: request.reason, &log)
+            nativeOwned = true
+        } else if document.ownedRequestId == requestId {
+            document.resultArrived()
+            settle(requestId, result.status.outcome, reason: nil, &log)
+            nativeOwned = true
+        } else if header.owner == requestId || pull.owner == requestId {
+            // A Web-minted id: its UIs settle, the budget is Web's own business (H9).
+            nativeOwned = false
+        } else {
+            return .ignored(.staleResult)
+        }
+
+        var reloads = false
+        if nativeOwned {
+            switch result.status {
+            case .succeeded: recovery.rearm()
+            case .failed, .cancelled, .unsupported: reloads = recovery.spend()
+            case .other: break
+            }
+        }
+        if reloads {
+            // H9: the reload clears the header (H14) and carries the spinner (H11).
+            hostReload(.recovery, callerRequestId: nil, &log)
+        } else {
+            record(pull.refreshResult(requestId: requestId, status: result.status), &log)
+            record(header.refreshResult(requestId: requestId, status: result.status, at: instant,
+                                        settleMs: config.timing.headerSettleMs), &log)
+        }
+        return .applied
+    }
+
+    /// Counts results per id (M1) and remembers ids Web made up.
+    mutating func noteResult(for requestId: String, _ log: inout StepLog) {
+        if !log.ledger.contains(requestId) {
+            log.ledger.write(RequestRecord(requestId: requestId, role: .webMinted, requestedAtMs: nowMs))
+        }
+        log.ledger.update(requestId) { $0.resultCount += 1 }
+    }
+
+    /// H6: every pending request times out; H9 decides whether the document reloads.
+    mutating func softRefreshDeadlineExpired(_ log: inout StepLog) {
+        let expired = refresh.consumeAll()
+        for request in expired {
+            settle(request.requestId, .timedOut, reason: request.reason, &log)
+        }
+        if recovery.spend() {
+            hostReload(.recovery, callerRequestId: nil, &log)
+            return
+        }
+        for request in expired {
+            record(pull.requestConsumed(requestId: request.requestId, outcome: .timedOut), &log)
+            if header.owner == request.requestId { record(header.clear(), &log) }
+        }
+    }
+
+    /// H9, H18: a reload the host makes by itself; a spinner still up follows it (H11).
+    mutating func hostReload(_ cause: LoadCause, callerRequestId: String?, _ log: inout StepLog) {
+        let requestId = newRequestId(callerRequestId, log)
+        registerReload(requestId, cause: cause, &log)
+        navigate(url: ownURL(requestId: requestId), requestId: requestId, cause: cause, &log)
+        record(pull.followReload(requestId: requestId), &log)
+    }
+
+    mutating func registerReload(_ requestId: String, cause: LoadCause, _ log: inout StepLog) {
+        log.ledger.write(RequestRecord(requestId: requestId, role: .reload, cause: cause,
+                                       loadId: document.loadId + 1, requestedAtMs: nowMs))
+    }
+
+    /// H3: every navigation consumes the pending requests (`cancelled`) and the outgoing
+    /// document's own id, cancels the deadline, clears the header and shows the overlay.
+    mutating func navigate(url: String, requestId: String?, cause: LoadCause, _ log: inout StepLog) {
+        for request in refresh.consumeAll() {
+            settle(request.requestId, .cancelled, reason: request.reason, &log)
+        }
+        if let owned = document.ownedRequestId {
+            settle(owned, .cancelled, reason: nil, &log)
+        }
+        record(header.clear(), &log)
+        record(document.load(url: url, requestId: requestId, cause: cause), &log)
+    }
+}

@@ -1,0 +1,157 @@
+/// One simulated native session: the composition of its coordinators, its clock and its
+/// history counters. It is the one place that decides which coordinator sees which event.
+/// The whole value is `Codable`: a stored and restored session continues exactly.
+public struct HostSession: Codable, Equatable, Sendable {
+    public let id: String
+    public private(set) var config: SessionConfig
+    /// The current account; replaced by an account switch (H19).
+    public internal(set) var uid: String
+    public internal(set) var isClosed = false
+    /// 1 at creation, +1 for every input answered `200`.
+    public internal(set) var version = 1
+    public internal(set) var nowMs: Millis = 0
+    /// The `seq` of the last timeline entry (`counts.timeline`).
+    public internal(set) var lastSeq = 0
+    /// Inputs and timer firings so far; orders timer ties (C2).
+    public internal(set) var step = 0
+    /// Feeds server-made request ids (H4).
+    public internal(set) var requestCounter = 0
+    public internal(set) var violationCount = 0
+    /// What the document was given at document start (H2); fixed for the session.
+    public let injectedCapabilities: [String]
+
+    public internal(set) var app = ForegroundTracker()
+    public internal(set) var document = DocumentLoader()
+    public internal(set) var header = HeaderRenderer()
+    public internal(set) var pull = PullSpinner()
+    public internal(set) var manualWindow = ManualRefreshWindow()
+    public internal(set) var refresh = SoftRefresh()
+    public internal(set) var recovery = RecoveryBudget()
+
+    /// `[A-Za-z0-9][A-Za-z0-9._-]{0,63}` (API conventions).
+    public static func isValidId(_ id: String) -> Bool {
+        let bytes = Array(id.utf8)
+        guard (1...64).contains(bytes.count) else { return false }
+        func isAlphanumeric(_ byte: UInt8) -> Bool {
+            (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+        }
+        return isAlphanumeric(bytes[0])
+            && bytes.dropFirst().allSatisfy { isAlphanumeric($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") }
+    }
+
+    private init(id: String, config: SessionConfig) {
+        self.id = id
+        self.config = config
+        self.uid = config.uid
+        self.injectedCapabilities = config.effectiveCapabilities
+    }
+
+    /// H1–H3: a new session in the foreground, its first document loading behind the overlay.
+    public static func create(id: String, config: SessionConfig) throws(InputError) -> (HostSession, Applied) {
+        guard isValidId(id) else { throw .invalidField("id", "must match [A-Za-z0-9][A-Za-z0-9._-]{0,63}") }
+        try config.validate()
+        var session = HostSession(id: id, config: config)
+        var log = StepLog(ledger: LedgerOverlay(base: InMemoryLedger()))
+        session.step = 1
+        session.append(kind: .input, type: "create", requestId: nil,
+                       data: ["input": config.json, "outcome": "applied"], &log)
+        session.record(session.document.load(url: session.ownURL(requestId: nil), requestId: nil, cause: .initial), &log)
+        session.record([session.hostAnalytics("app_sess_start"), session.hostAnalytics("page_view")], &log)
+        return (session, Applied(outcome: .applied, resolution: .null, entries: log.entries, ledgerWrites: []))
+    }
+
+    /// Applies one input: all of it or, when it throws, none of it. `runUntilIdleCap` bounds
+    /// how many timers `runUntilIdle` may fire (C2).
+    public mutating func apply(_ input: Input, ledger: any RequestLedger,
+                               runUntilIdleCap: Int = HostSession.runUntilIdleCap) throws(InputError) -> Applied {
+        guard !isClosed else { throw .sessionClosed }
+        var next = self
+        var log = StepLog(ledger: LedgerOverlay(base: ledger))
+        next.step += 1
+        next.version += 1
+        let inputEntry = log.entries.count
+        next.append(kind: .input, type: input.typeName, requestId: nil, data: .null, &log)
+        let (outcome, resolution) = try next.perform(input, runUntilIdleCap: runUntilIdleCap, &log)
+        var data: [(String, JSON)] = [("input", input.json), ("outcome", .string(outcome.name))]
+        if let reason = outcome.reason { data.append(("reason", .string(reason))) }
+        log.entries[inputEntry].data = .object(data)
+        self = next
+        return Applied(outcome: outcome, resolution: resolution, entries: log.entries, ledgerWrites: log.ledger.changedRecords)
+    }
+
+    private mutating func perform(_ input: Input, runUntilIdleCap: Int, _ log: inout StepLog) throws(InputError) -> (Outcome, JSON) {
+        switch input {
+        case let .gesture(gesture):
+            try checkCallerRequestId(gesture.callerRequestId, log)
+            return (gestureReceived(gesture, &log), .null)
+        case let .lifecycle(lifecycle):
+            try checkCallerRequestId(lifecycle.callerRequestId, log)
+            return (try lifecycleChanged(lifecycle, &log), .null)
+        case let .webEvent(message):
+            return try bridgeMessage(message, &log)
+        case let .clock(move):
+            return (try clockMoved(move, runUntilIdleCap: runUntilIdleCap, &log), .null)
+        case .teardown:
+            tearDown(&log)
+            return (.applied, .null)
+        }
+    }
+
+    /// H4: a caller's request id must be non-empty and new to this session.
+    private func checkCallerRequestId(_ requestId: String?, _ log: StepLog) throws(InputError) {
+        guard let requestId else { return }
+        guard !requestId.isEmpty else { throw .invalidField("requestId", "must be a non-empty string") }
+        guard !log.ledger.contains(requestId) else {
+            throw .invalidField("requestId", "\(requestId) was already used by this session")
+        }
+    }
+
+    /// H4: the caller's id, or the next server-made one this session has not seen.
+    mutating func newRequestId(_ callerRequestId: String?, _ log: StepLog) -> String {
+        if let callerRequestId { return callerRequestId }
+        while true {
+            requestCounter += 1
+            let candidate = RequestIdFactory.requestId(sessionId: id, counter: requestCounter)
+            if !log.ledger.contains(candidate) { return candidate }
+        }
+    }
+
+    /// H3: the session's own document URL.
+    func ownURL(requestId: String?) -> String {
+        Route.documentURL(route: config.route, language: config.language, uid: uid, requestId: requestId)
+    }
+
+    func hostAnalytics(_ event: String) -> Effect {
+        .analytics(event: event, properties: .object(config.analytics.properties(uid: uid)))
+    }
+
+    // MARK: Timeline
+
+    mutating func record(_ effects: [Effect], _ log: inout StepLog) {
+        for effect in effects {
+            let parts = effect.entryParts
+            if case .violation = effect { violationCount += 1 }
+            append(kind: parts.kind, type: parts.type, requestId: parts.requestId, data: parts.data, &log)
+        }
+    }
+
+    mutating func append(kind: TimelineEntry.Kind, type: String, requestId: String?, data: JSON, _ log: inout StepLog) {
+        lastSeq += 1
+        log.entries.append(TimelineEntry(seq: lastSeq, atMs: nowMs, kind: kind, type: type, requestId: requestId, data: data))
+    }
+
+    var instant: Instant { Instant(ms: nowMs, step: step) }
+
+    /// Every pending timer, in the order they will fire (C2, C3).
+    public var watchdogs: [Watchdog] {
+        (refresh.timers + pull.timers + header.timers)
+            .sorted(by: Watchdog.firesBefore)
+    }
+}
+
+/// What one input has written so far: its timeline entries and ledger records.
+struct StepLog {
+    var ledger: LedgerOverlay
+    var entries: [TimelineEntry] = []
+}

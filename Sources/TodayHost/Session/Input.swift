@@ -1,0 +1,161 @@
+/// Everything a caller can do to a session, typed (API: gestures, lifecycle, web-events, clock,
+/// and teardown by `DELETE`).
+public enum Input: Equatable, Sendable {
+    case gesture(Gesture)
+    case lifecycle(Lifecycle)
+    /// A Web → native bridge message exactly as Web emitted it; parsed at the boundary (H21).
+    case webEvent(JSON)
+    case clock(ClockMove)
+    case teardown
+
+    /// What the `input` timeline entry records of it.
+    public var json: JSON {
+        switch self {
+        case let .gesture(gesture): return gesture.json
+        case let .lifecycle(lifecycle): return lifecycle.json
+        case let .webEvent(message): return message
+        case let .clock(move): return move.json
+        case .teardown: return ["type": "teardown"]
+        }
+    }
+
+    /// The `type` of its `input` timeline entry.
+    public var typeName: String {
+        switch self {
+        case let .gesture(gesture): return gesture.typeName
+        case let .lifecycle(lifecycle): return lifecycle.typeName
+        case let .webEvent(message): return message["type"]?.stringValue ?? "webEvent"
+        case .clock: return "clock"
+        case .teardown: return "teardown"
+        }
+    }
+}
+
+/// User gestures on the native side.
+public enum Gesture: Equatable, Sendable {
+    /// H10.
+    case pull(requestId: String?)
+    /// H26: a live widget was created, from the sheet or any other native entry point.
+    case liveWidgetCreated(requestId: String?)
+
+    public var typeName: String {
+        switch self {
+        case .pull: return "pull"
+        case .liveWidgetCreated: return "liveWidget.created"
+        }
+    }
+
+    var callerRequestId: String? {
+        switch self {
+        case let .pull(requestId), let .liveWidgetCreated(requestId): return requestId
+        }
+    }
+
+    var json: JSON {
+        var members: [(String, JSON)] = [("type", .string(typeName))]
+        if let callerRequestId { members.append(("requestId", .string(callerRequestId))) }
+        return .object(members)
+    }
+}
+
+/// App lifecycle and WebView transitions.
+public enum Lifecycle: Equatable, Sendable {
+    case background
+    case foreground(requestId: String?)
+    case tabActivated(requestId: String?)
+    case socketEvent(requestId: String?)
+    case timerTick(requestId: String?)
+    /// H17: a main-frame navigation not made by the host; `nil` reloads the session's own URL.
+    case navigation(url: String?)
+    /// H18; a recovery reload, if one follows, carries `requestId`.
+    case webContentTerminated(requestId: String?)
+    /// H19.
+    case accountSwitch(uid: String)
+
+    public var typeName: String {
+        switch self {
+        case .background: return "background"
+        case .foreground: return "foreground"
+        case .tabActivated: return "tabActivated"
+        case .socketEvent: return "socketEvent"
+        case .timerTick: return "timerTick"
+        case .navigation: return "navigation"
+        case .webContentTerminated: return "webContentTerminated"
+        case .accountSwitch: return "accountSwitch"
+        }
+    }
+
+    var callerRequestId: String? {
+        switch self {
+        case let .foreground(requestId), let .tabActivated(requestId), let .socketEvent(requestId),
+            let .timerTick(requestId), let .webContentTerminated(requestId):
+            return requestId
+        case .background, .navigation, .accountSwitch:
+            return nil
+        }
+    }
+
+    var json: JSON {
+        var members: [(String, JSON)] = [("type", .string(typeName))]
+        if let callerRequestId { members.append(("requestId", .string(callerRequestId))) }
+        switch self {
+        case let .navigation(url?): members.append(("url", .string(url)))
+        case let .accountSwitch(uid): members.append(("uid", .string(uid)))
+        default: break
+        }
+        return .object(members)
+    }
+}
+
+/// Moving a `virtual` session's clock (C2).
+public enum ClockMove: Equatable, Sendable {
+    case advanceBy(Millis)
+    case advanceTo(Millis)
+    case toNextTimer
+    case runUntilIdle
+
+    var json: JSON {
+        switch self {
+        case let .advanceBy(delta): return ["advanceMs": .int(delta)]
+        case let .advanceTo(target): return ["toMs": .int(target)]
+        case .toNextTimer: return ["toNextTimer": true]
+        case .runUntilIdle: return ["runUntilIdle": true]
+        }
+    }
+}
+
+/// How an input went (API: `outcome` and `reason`).
+public enum Outcome: Equatable, Sendable {
+    case applied
+    case ignored(IgnoreReason)
+    case rejected(BridgeRejection)
+    /// Applied, with a note (`runUntilIdle` stopped by its cap: `loopCap`).
+    case appliedWithNote(String)
+
+    public var name: String {
+        switch self {
+        case .applied, .appliedWithNote: return "applied"
+        case .ignored: return "ignored"
+        case .rejected: return "rejected"
+        }
+    }
+
+    public var reason: String? {
+        switch self {
+        case .applied: return nil
+        case let .appliedWithNote(note): return note
+        case let .ignored(reason): return reason.rawValue
+        case let .rejected(rejection): return rejection.reason
+        }
+    }
+}
+
+/// What applying one input produced.
+public struct Applied: Equatable, Sendable {
+    public var outcome: Outcome
+    /// What the bridge call resolves to for Web (`null` for every `todayPage.*` event).
+    public var resolution: JSON
+    public var entries: [TimelineEntry]
+    /// Ledger records created or changed, to be stored with the state.
+    public var ledgerWrites: [RequestRecord]
+}

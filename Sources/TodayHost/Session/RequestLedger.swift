@@ -1,0 +1,79 @@
+/// What a session remembers of every request id it has seen (H4, H8, H22, M1). It grows with
+/// history, so it is not part of the session state: the service keeps it in an indexed table,
+/// the session looks up only the ids an input names and hands back the records it changed.
+public protocol RequestLedger {
+    func record(for requestId: String) -> RequestRecord?
+}
+
+public struct RequestRecord: Codable, Equatable, Sendable {
+    public enum Role: String, Codable, Sendable {
+        /// A native soft request (`todayPage.refreshRequested`).
+        case soft
+        /// A hard reload's id, carried by the URL of load `loadId`.
+        case reload
+        /// An id Web made up (a cached start) or sent without a native request.
+        case webMinted
+    }
+
+    public var requestId: String
+    public var role: Role
+    public var reason: RefreshReason?
+    public var cause: LoadCause?
+    public var loadId: Int?
+    public var requestedAtMs: Millis
+    /// How many well-formed `refreshResult`s named this id.
+    public var resultCount: Int = 0
+    public var outcome: RequestOutcome?
+    public var settledAtMs: Millis?
+
+    public init(requestId: String, role: Role, reason: RefreshReason? = nil, cause: LoadCause? = nil,
+                loadId: Int? = nil, requestedAtMs: Millis) {
+        self.requestId = requestId
+        self.role = role
+        self.reason = reason
+        self.cause = cause
+        self.loadId = loadId
+        self.requestedAtMs = requestedAtMs
+    }
+}
+
+/// A ledger in memory, for the runner and tests.
+public struct InMemoryLedger: RequestLedger, Codable, Equatable, Sendable {
+    public private(set) var records: [String: RequestRecord] = [:]
+
+    public init() {}
+
+    public func record(for requestId: String) -> RequestRecord? { records[requestId] }
+
+    public mutating func apply(_ writes: [RequestRecord]) {
+        for record in writes { records[record.requestId] = record }
+    }
+}
+
+/// The ledger as one input sees it: what was stored before, plus what this input wrote.
+struct LedgerOverlay {
+    let base: any RequestLedger
+    private(set) var writes: [String: RequestRecord] = [:]
+    private(set) var order: [String] = []
+
+    init(base: any RequestLedger) { self.base = base }
+
+    func record(for requestId: String) -> RequestRecord? {
+        writes[requestId] ?? base.record(for: requestId)
+    }
+
+    func contains(_ requestId: String) -> Bool { record(for: requestId) != nil }
+
+    mutating func write(_ record: RequestRecord) {
+        if writes[record.requestId] == nil { order.append(record.requestId) }
+        writes[record.requestId] = record
+    }
+
+    mutating func update(_ requestId: String, _ change: (inout RequestRecord) -> Void) {
+        guard var record = record(for: requestId) else { return }
+        change(&record)
+        write(record)
+    }
+
+    var changedRecords: [RequestRecord] { order.compactMap { writes[$0] } }
+}

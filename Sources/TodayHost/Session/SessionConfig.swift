@@ -1,0 +1,114 @@
+/// What a session is created with (H1, H2, C1, C4). Everything but `uid` has a default.
+public struct SessionConfig: Codable, Equatable, Sendable {
+    public var uid: String
+    public var label: String?
+    public var language: String = "en"
+    public var platform: Platform = .ios
+    public var route: String = Route.feedsV1
+    public var loadingGate: LoadingGate = .presentation
+    /// `nil` means the route's defaults (H2); an explicit list, even empty, replaces them.
+    public var capabilities: [String]?
+    public var clock: ClockMode = .virtual
+    public var timing = Timing()
+    public var analytics = AnalyticsBase()
+
+    public init(uid: String) { self.uid = uid }
+
+    /// Checks what the type system cannot. Errors name the field as the request body does.
+    public func validate() throws(InputError) {
+        guard !uid.isEmpty else { throw .invalidField("uid", "must be a non-empty string") }
+        guard Route.isValid(route) else {
+            throw .invalidField("route", "must be /embed/feeds/v1, /embed/feeds/v3, /embed/feeds/v1/edit or /embed/feed/v1/<batchId>")
+        }
+        for (name, value) in timing.fields where value <= 0 {
+            throw .invalidField("timing.\(name)", "must be a positive integer")
+        }
+    }
+
+    /// H2: what the document advertises at document start.
+    public var effectiveCapabilities: [String] {
+        capabilities ?? Route.defaultCapabilities(for: route)
+    }
+}
+
+/// The native analytics base fields (H24); an unset field adds nothing.
+public struct AnalyticsBase: Codable, Equatable, Sendable {
+    public var did: String?
+    public var sid: String?
+    public var client_plat: String?
+    public var ctx: String?
+
+    public init(did: String? = nil, sid: String? = nil, client_plat: String? = nil, ctx: String? = nil) {
+        self.did = did
+        self.sid = sid
+        self.client_plat = client_plat
+        self.ctx = ctx
+    }
+
+    /// `uid` first, then the base fields that are set, in the API's order.
+    func properties(uid: String) -> [(String, JSON)] {
+        var members: [(String, JSON)] = [("uid", .string(uid))]
+        for (name, value) in [("did", did), ("sid", sid), ("client_plat", client_plat), ("ctx", ctx)] {
+            if let value { members.append((name, .string(value))) }
+        }
+        return members
+    }
+}
+
+/// The embed routes a session may load (H1) and what each advertises by default (H2).
+public enum Route {
+    public static let feedsV1 = "/embed/feeds/v1"
+    public static let feedsV3 = "/embed/feeds/v3"
+    public static let feedsV1Edit = "/embed/feeds/v1/edit"
+    public static let batchPrefix = "/embed/feed/v1/"
+
+    public static func isValid(_ route: String) -> Bool {
+        if [feedsV1, feedsV3, feedsV1Edit].contains(route) { return true }
+        guard route.hasPrefix(batchPrefix) else { return false }
+        let batchId = route.dropFirst(batchPrefix.count)
+        return !batchId.isEmpty && !batchId.contains(where: { "/?#&= ".contains($0) })
+    }
+
+    public static func defaultCapabilities(for route: String) -> [String] {
+        switch route {
+        case feedsV1: return [Capability.revalidateFeedback, Capability.liveWidgetCreation]
+        case feedsV3: return [Capability.revalidateFeedback]
+        case feedsV1Edit: return [Capability.nativeDialog]
+        default: return []
+        }
+    }
+
+    /// H3: `<route>?language=<language>&uid=<uid>`, plus `requestId` for a native hard reload.
+    public static func documentURL(route: String, language: String, uid: String, requestId: String?) -> String {
+        var query = [("language", language), ("uid", uid)]
+        if let requestId { query.append(("requestId", requestId)) }
+        return route + "?" + query.map { "\($0.0)=\(percentEncoded($0.1))" }.joined(separator: "&")
+    }
+
+    /// Query-component encoding: everything but RFC 3986 unreserved characters.
+    static func percentEncoded(_ value: String) -> String {
+        var output = ""
+        for byte in value.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                UInt8(ascii: "~"):
+                output.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                let hex = Array("0123456789ABCDEF")
+                output += "%" + String(hex[Int(byte >> 4)]) + String(hex[Int(byte & 0x0F)])
+            }
+        }
+        return output
+    }
+}
+
+/// Why an input is refused as a whole (an HTTP error at the service); nothing changes.
+public enum InputError: Error, Equatable, Sendable {
+    /// `400 invalid_field`.
+    case invalidField(_ field: String, _ detail: String)
+    /// `409 session_closed`.
+    case sessionClosed
+    /// `409 clock_not_virtual`.
+    case clockNotVirtual
+}

@@ -1,0 +1,64 @@
+/// One line of a session's history (API: timeline entries).
+public struct TimelineEntry: Equatable, Sendable {
+    public enum Kind: String, Codable, Sendable, CaseIterable {
+        case input, bridge, emit, navigation, request, header, pull, overlay, watchdog, analytics, resolution,
+            violation
+    }
+
+    public var seq: Int
+    public var atMs: Millis
+    public var kind: Kind
+    /// The input, event, payload or timer the entry is about.
+    public var type: String
+    public var requestId: String?
+    public var data: JSON
+
+    public init(seq: Int, atMs: Millis, kind: Kind, type: String, requestId: String?, data: JSON) {
+        self.seq = seq
+        self.atMs = atMs
+        self.kind = kind
+        self.type = type
+        self.requestId = requestId
+        self.data = data
+    }
+
+    public var json: JSON {
+        [
+            "seq": .int(seq), "atMs": .int(atMs), "kind": .string(kind.rawValue), "type": .string(type),
+            "requestId": .string(requestId), "data": data,
+        ]
+    }
+}
+
+extension Effect {
+    /// The entry this effect becomes, before the session numbers it.
+    var entryParts: (kind: TimelineEntry.Kind, type: String, requestId: String?, data: JSON) {
+        switch self {
+        case let .emit(type, requestId, payload):
+            return (.emit, type, requestId, ["payload": payload])
+        case let .navigation(loadId, url, cause, requestId):
+            return (.navigation, cause.rawValue, requestId,
+                    ["loadId": .int(loadId), "url": .string(url), "cause": .string(cause.rawValue)])
+        case let .requestSettled(requestId, outcome, reason):
+            var data: [(String, JSON)] = [("outcome", .string(outcome.rawValue))]
+            if let reason { data.append(("reason", .string(reason.rawValue))) }
+            return (.request, outcome.rawValue, requestId, .object(data))
+        case let .header(from, to, requestId):
+            return (.header, to.rawValue, requestId, ["from": .string(from.rawValue), "to": .string(to.rawValue)])
+        case let .pull(state, outcome, requestId):
+            var data: [(String, JSON)] = [("state", .string(state.rawValue))]
+            if let outcome { data.append(("outcome", .string(outcome.rawValue))) }
+            return (.pull, state.rawValue, requestId, .object(data))
+        case let .overlay(from, to):
+            return (.overlay, to.rawValue, nil, ["from": .string(from.rawValue), "to": .string(to.rawValue)])
+        case let .watchdog(kind, requestId, lateMs):
+            var data: [(String, JSON)] = [("kind", .string(kind.rawValue))]
+            if let lateMs { data.append(("lateMs", .int(lateMs))) }
+            return (.watchdog, kind.rawValue, requestId, .object(data))
+        case let .analytics(event, properties):
+            return (.analytics, event, nil, ["event": .string(event), "properties": properties])
+        case let .violation(code, detail, requestId):
+            return (.violation, code, requestId, ["code": .string(code), "detail": .string(detail)])
+        }
+    }
+}
