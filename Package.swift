@@ -22,6 +22,8 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // Sessions, timelines and request ledgers in SQLite.
+        .target(name: "TodayStore", dependencies: ["TodayHost", "CSQLite"]),
         .executableTarget(name: "todaysim", dependencies: ["TodayHost"]),
         .testTarget(name: "TodayHostTests", dependencies: ["TodayHost"]),
         .testTarget(name: "SystemLibrariesTests", dependencies: ["CMicroHTTPD", "CSQLite"]),

@@ -1,0 +1,28 @@
+import Foundation
+import TodayHost
+
+/// The request ledger of one session, read from the `requests` table inside the current
+/// transaction. A failed read is kept and rethrown by the store after the input.
+final class SQLiteLedger: RequestLedger {
+    private let select: Statement
+    private let session: Int64
+    private(set) var failure: StoreError?
+
+    init(select: Statement, session: Int64) {
+        self.select = select
+        self.session = session
+    }
+
+    func record(for requestId: String) -> RequestRecord? {
+        do {
+            let blobs = try select.rows([.integer(session), .text(requestId)]) { $0.blob(0) }
+            guard let blob = blobs.first else { return nil }
+            return try JSONDecoder().decode(RequestRecord.self, from: Data(blob))
+        } catch let error as SQLiteError {
+            failure = .database(error)
+        } catch {
+            failure = .corrupt("request \(requestId): \(error)")
+        }
+        return nil
+    }
+}

@@ -1,0 +1,64 @@
+/// The database layout, versioned with `PRAGMA user_version` and migrated at start.
+enum Schema {
+    static let currentVersion: Int64 = 1
+
+    /// `migrations[n]` takes a database from version `n` to `n + 1`.
+    static let migrations: [String] = [
+        """
+        CREATE TABLE sessions (
+            ord INTEGER PRIMARY KEY,
+            id TEXT NOT NULL UNIQUE,
+            uid TEXT NOT NULL,
+            label TEXT,
+            closed INTEGER NOT NULL DEFAULT 0,
+            clock TEXT NOT NULL,
+            wall_origin_ms INTEGER NOT NULL,
+            next_due_ms INTEGER,
+            version INTEGER NOT NULL,
+            state BLOB NOT NULL
+        );
+        CREATE INDEX sessions_by_uid ON sessions(uid, ord);
+        CREATE INDEX sessions_by_label ON sessions(label, ord) WHERE label IS NOT NULL;
+        CREATE INDEX sessions_wall_due ON sessions(wall_origin_ms + next_due_ms)
+            WHERE clock = 'wall' AND closed = 0 AND next_due_ms IS NOT NULL;
+        CREATE TABLE timeline (
+            session INTEGER NOT NULL,
+            seq INTEGER NOT NULL,
+            kind TEXT NOT NULL,
+            entry BLOB NOT NULL,
+            PRIMARY KEY (session, seq)
+        ) WITHOUT ROWID;
+        CREATE TABLE requests (
+            session INTEGER NOT NULL,
+            request_id TEXT NOT NULL,
+            record BLOB NOT NULL,
+            PRIMARY KEY (session, request_id)
+        ) WITHOUT ROWID;
+        """,
+    ]
+
+    /// Brings the database to `currentVersion`; refuses one written by a newer todaysim.
+    static func migrate(_ database: Database) throws(StoreError) {
+        do {
+            try database.execute("PRAGMA journal_mode = WAL")
+            try database.execute("PRAGMA synchronous = NORMAL")
+            try database.execute("PRAGMA foreign_keys = ON")
+            var version = try database.integer("PRAGMA user_version")
+            guard version <= currentVersion else { throw StoreError.newerSchema(found: version, supported: currentVersion) }
+            while version < currentVersion {
+                let migration = migrations[Int(version)]
+                try database.transaction {
+                    try database.execute(migration)
+                    try database.execute("PRAGMA user_version = \(version + 1)")
+                }
+                version += 1
+            }
+        } catch let error as StoreError {
+            throw error
+        } catch let error as SQLiteError {
+            throw .database(error)
+        } catch {
+            throw .database(SQLiteError(code: -1, message: "\(error)", sql: nil))
+        }
+    }
+}

@@ -1,0 +1,29 @@
+import TodayHost
+
+/// Why the store refused or failed an operation.
+public enum StoreError: Error, Equatable, CustomStringConvertible {
+    case sessionNotFound(String)
+    case sessionExists(String)
+    /// The input was refused by the session; nothing was written.
+    case input(InputError)
+    case newerSchema(found: Int64, supported: Int64)
+    case database(SQLiteError)
+    /// A stored row could not be read back.
+    case corrupt(String)
+
+    public var description: String {
+        switch self {
+        case let .sessionNotFound(id): return "no session \(id)"
+        case let .sessionExists(id): return "session \(id) exists"
+        case let .input(error): return "input refused: \(error)"
+        case let .newerSchema(found, supported):
+            return "the database was written by a newer todaysim (schema \(found); this one knows up to \(supported))"
+        case let .database(error): return error.description
+        case let .corrupt(detail): return "stored data cannot be read: \(detail)"
+        }
+    }
+
+    public static func == (lhs: StoreError, rhs: StoreError) -> Bool {
+        lhs.description == rhs.description
+    }
+}

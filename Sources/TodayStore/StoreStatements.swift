@@ -1,0 +1,73 @@
+/// The store's prepared statements, prepared once per connection.
+final class StoreStatements {
+    let insertSession: Statement
+    let updateSession: Statement
+    let selectSession: Statement
+    let lastInsertOrd: Statement
+    let insertEntry: Statement
+    let selectRecord: Statement
+    let upsertRecord: Statement
+    let timelinePage: Statement
+    let timelinePageOfKind: Statement
+    let listSessions: Statement
+    let nextWallDue: Statement
+    let dueWallSessions: Statement
+
+    init(_ database: Database) throws(SQLiteError) {
+        insertSession = try database.prepare("""
+            INSERT INTO sessions (id, uid, label, closed, clock, wall_origin_ms, next_due_ms, version, state)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        updateSession = try database.prepare(
+            "UPDATE sessions SET uid = ?, closed = ?, next_due_ms = ?, version = ?, state = ? WHERE ord = ?")
+        selectSession = try database.prepare("SELECT ord, wall_origin_ms, state FROM sessions WHERE id = ?")
+        lastInsertOrd = try database.prepare("SELECT last_insert_rowid()")
+        insertEntry = try database.prepare("INSERT INTO timeline (session, seq, kind, entry) VALUES (?, ?, ?, ?)")
+        selectRecord = try database.prepare("SELECT record FROM requests WHERE session = ? AND request_id = ?")
+        upsertRecord = try database.prepare("""
+            INSERT INTO requests (session, request_id, record) VALUES (?, ?, ?)
+            ON CONFLICT (session, request_id) DO UPDATE SET record = excluded.record
+            """)
+        timelinePage = try database.prepare(
+            "SELECT seq, entry FROM timeline WHERE session = ? AND seq > ? ORDER BY seq LIMIT ?")
+        timelinePageOfKind = try database.prepare(
+            "SELECT seq, entry FROM timeline WHERE session = ? AND seq > ? AND kind = ? ORDER BY seq LIMIT ?")
+        listSessions = try database.prepare("""
+            SELECT ord, wall_origin_ms, state FROM sessions
+            WHERE ord > ? AND (? IS NULL OR uid = ?) AND (? IS NULL OR label = ?) AND (? IS NULL OR closed = ?)
+            ORDER BY ord LIMIT ?
+            """)
+        nextWallDue = try database.prepare("""
+            SELECT wall_origin_ms + next_due_ms FROM sessions
+            WHERE clock = 'wall' AND closed = 0 AND next_due_ms IS NOT NULL
+            ORDER BY wall_origin_ms + next_due_ms LIMIT 1
+            """)
+        dueWallSessions = try database.prepare("""
+            SELECT id FROM sessions
+            WHERE clock = 'wall' AND closed = 0 AND next_due_ms IS NOT NULL AND wall_origin_ms + next_due_ms <= ?
+            ORDER BY wall_origin_ms + next_due_ms
+            """)
+    }
+
+    struct SessionRow {
+        var ord: Int64
+        var wallOriginMs: Int64
+        var state: [UInt8]
+    }
+
+    func sessionRow(id: String) throws(StoreError) -> SessionRow? {
+        do {
+            return try selectSession.rows([.text(id)]) { SessionRow(ord: $0.int64(0), wallOriginMs: $0.int64(1), state: $0.blob(2)) }.first
+        } catch {
+            throw .database(error)
+        }
+    }
+
+    func lastOrd() throws(StoreError) -> Int64 {
+        do {
+            return try lastInsertOrd.rows { $0.int64(0) }.first ?? 0
+        } catch {
+            throw .database(error)
+        }
+    }
+}

@@ -1,0 +1,18 @@
+import TodayHost
+
+/// A session as the store holds it: the engine's state plus where its wall clock started.
+public struct StoredSession: Sendable {
+    public var session: HostSession
+    /// Unix time (ms) of creation: a `wall` session's clock is the real time elapsed since (C1).
+    public var wallOriginMs: Millis
+    /// The session's row key, for its timeline and ledger.
+    let ord: Int64
+
+    public var id: String { session.id }
+    public var isWall: Bool { session.config.clock == .wall }
+
+    /// The session clock a `wall` session shows at Unix time `unixNowMs` (never going back).
+    public func wallNowMs(unixNowMs: Millis) -> Millis {
+        max(session.nowMs, unixNowMs - wallOriginMs)
+    }
+}
