@@ -53,11 +53,12 @@ private struct JSONParser {
     }
 
     mutating func parseValue(depth: Int) throws(JSONSyntaxError) -> JSON {
-        guard depth < Self.maximumDepth else { throw error("nesting deeper than \(Self.maximumDepth)") }
         guard index < bytes.count else { throw error("unexpected end of input") }
         switch bytes[index] {
-        case UInt8(ascii: "{"): return try parseObject(depth: depth)
-        case UInt8(ascii: "["): return try parseArray(depth: depth)
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            // Only containers nest: the depth counts open arrays and objects.
+            guard depth < Self.maximumDepth else { throw error("nesting deeper than \(Self.maximumDepth)") }
+            return bytes[index] == UInt8(ascii: "{") ? try parseObject(depth: depth) : try parseArray(depth: depth)
         case UInt8(ascii: "\""): return .string(try parseString())
         case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
         case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
