@@ -1,8 +1,75 @@
 #ifndef TODAYSIM_CMICROHTTPD_SHIM_H
 #define TODAYSIM_CMICROHTTPD_SHIM_H
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
 #include <stdarg.h>
 #include <stdint.h>
-#include <sys/types.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/socket.h>
+#include <sys/types.h>
+#include <unistd.h>
 #include <microhttpd.h>
+
+/// MHD_start_daemon is variadic, which Swift cannot call: this passes the options todaysim
+/// uses. `listen_fd` is a socket the caller bound and listens on.
+static inline struct MHD_Daemon *todaysim_start_daemon(
+    unsigned int flags, MHD_AccessHandlerCallback handler, void *handler_cls,
+    MHD_RequestCompletedCallback completed, void *completed_cls, int listen_fd,
+    unsigned int thread_pool_size, unsigned int connection_timeout_s, unsigned int connection_limit)
+{
+    return MHD_start_daemon(
+        flags, 0, NULL, NULL, handler, handler_cls,
+        MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
+        MHD_OPTION_LISTEN_SOCKET, listen_fd,
+        MHD_OPTION_THREAD_POOL_SIZE, thread_pool_size,
+        MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout_s,
+        MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+        MHD_OPTION_END);
+}
+
+/// Binds and listens on host:port (port 0 picks a free one). Returns the socket, or -1 with
+/// `*error_out` set to errno (or to -2 when the host does not resolve). `*port_out` receives the
+/// bound port and `*ipv6_out` whether the socket is IPv6.
+static inline int todaysim_listen(const char *host, int port, int *port_out, int *ipv6_out, int *error_out)
+{
+    struct addrinfo hints;
+    struct addrinfo *found = NULL;
+    char service[16];
+    memset(&hints, 0, sizeof hints);
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+    snprintf(service, sizeof service, "%d", port);
+    if (getaddrinfo(host, service, &hints, &found) != 0 || found == NULL) {
+        *error_out = -2;
+        return -1;
+    }
+    int fd = socket(found->ai_family, found->ai_socktype | SOCK_CLOEXEC, found->ai_protocol);
+    if (fd < 0) {
+        *error_out = errno;
+        freeaddrinfo(found);
+        return -1;
+    }
+    int on = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
+    if (bind(fd, found->ai_addr, found->ai_addrlen) != 0 || listen(fd, 1024) != 0) {
+        *error_out = errno;
+        close(fd);
+        freeaddrinfo(found);
+        return -1;
+    }
+    *ipv6_out = found->ai_family == AF_INET6;
+    freeaddrinfo(found);
+    struct sockaddr_storage bound;
+    socklen_t length = sizeof bound;
+    getsockname(fd, (struct sockaddr *)&bound, &length);
+    if (bound.ss_family == AF_INET6) {
+        *port_out = ntohs(((struct sockaddr_in6 *)&bound)->sin6_port);
+    } else {
+        *port_out = ntohs(((struct sockaddr_in *)&bound)->sin_port);
+    }
+    return fd;
+}
 #endif

@@ -6,6 +6,26 @@ public enum BridgeEvent: Equatable, Sendable {
     case allBatchesRendered(status: RenderStatus, empty: Bool, elapsedMs: Double, requestId: String?)
     case loadFailed(error: String, elapsedMs: Double, requestId: String?)
     case loadingPresentation(owner: String, reason: String?)
+    /// H24: an analytics event for native to enrich and forward.
+    case track(event: String, properties: JSON?)
+    /// H25: a link Web navigates to.
+    case navigationAction(url: String)
+    /// H26.
+    case liveWidgetCreationPresent
+    /// H27.
+    case nativeDialogPresent(title: String, actions: [DialogAction])
+
+    public struct DialogAction: Codable, Equatable, Sendable {
+        public var actionId: String
+        public var title: String
+        public var role: String?
+
+        public var json: JSON {
+            var members: [(String, JSON)] = [("actionId", .string(actionId)), ("title", .string(title))]
+            if let role { members.append(("role", .string(role))) }
+            return .object(members)
+        }
+    }
 
     public enum RenderStatus: String, Sendable, Equatable {
         case succeeded, partial

@@ -81,4 +81,33 @@ struct BridgeFields {
         }
         return value
     }
+
+    /// `actions`: a non-empty array of `{actionId, title, role?}` with distinct ids (H27).
+    func dialogActions() throws(BridgeRejection) -> [BridgeEvent.DialogAction] {
+        let value = try required("actions")
+        guard case let .array(elements) = value, !elements.isEmpty else {
+            throw BridgeRejection(field: "actions", problem: "must be a non-empty array")
+        }
+        var actions: [BridgeEvent.DialogAction] = []
+        for (index, element) in elements.enumerated() {
+            let item = BridgeFields(message: element)
+            let prefix = "actions[\(index)]"
+            guard case .object = element else { throw BridgeRejection(field: prefix, problem: "must be an object") }
+            let actionId: String
+            let title: String
+            let role: String?
+            do {
+                actionId = try item.nonEmptyString("actionId")
+                title = try item.string("title")
+                role = try item.optionalString("role")
+            } catch {
+                throw BridgeRejection(field: "\(prefix).\(error.field)", problem: error.problem)
+            }
+            guard !actions.contains(where: { $0.actionId == actionId }) else {
+                throw BridgeRejection(field: "\(prefix).actionId", problem: "repeats \"\(actionId)\"; action ids must be distinct")
+            }
+            actions.append(BridgeEvent.DialogAction(actionId: actionId, title: title, role: role))
+        }
+        return actions
+    }
 }

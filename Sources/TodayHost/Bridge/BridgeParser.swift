@@ -51,6 +51,19 @@ public struct BridgeParser: Sendable {
                 try fields.schemaVersion(required: false)
                 return .event(.loadingPresentation(
                     owner: try fields.string("owner"), reason: try fields.optionalString("reason")))
+            case "track":
+                try fields.schemaVersion(required: false)
+                return .event(.track(event: try fields.nonEmptyString("event"),
+                                     properties: try fields.optionalObject("properties")))
+            case "webView.navigationAction":
+                try fields.schemaVersion(required: false)
+                return .event(.navigationAction(url: try fields.string("url")))
+            case "liveWidgetCreation.present":
+                try fields.schemaVersion(required: false)
+                return .event(.liveWidgetCreationPresent)
+            case "nativeDialog.present":
+                try fields.schemaVersion(required: false)
+                return .event(.nativeDialogPresent(title: try fields.string("title"), actions: try fields.dialogActions()))
             default:
                 return .ignored(.unknownEvent)
             }

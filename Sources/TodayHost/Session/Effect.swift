@@ -13,4 +13,6 @@ public enum Effect: Equatable, Sendable {
     case watchdog(kind: TimerKind, requestId: String?, lateMs: Millis?)
     case analytics(event: String, properties: JSON)
     case violation(code: String, detail: String, requestId: String?)
+    /// A pending bridge call settled (H27).
+    case resolution(type: String, callId: String, value: JSON)
 }

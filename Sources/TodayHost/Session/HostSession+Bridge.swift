@@ -8,23 +8,40 @@ extension HostSession {
         let bridgeEntry = log.entries.count
         append(kind: .bridge, type: type, requestId: message["requestId"]?.stringValue, data: .null, &log)
         let outcome: Outcome
+        var resolution = JSON.null
         switch parser.parse(type: type, message: message) {
         case let .ignored(reason):
             outcome = .ignored(reason)
         case let .rejected(rejection):
             outcome = .rejected(rejection)
         case let .event(event):
-            outcome = bridgeEvent(event, &log)
+            (outcome, resolution) = bridgeEvent(event, &log)
         }
         var data: [(String, JSON)] = [("outcome", .string(outcome.name))]
         if let reason = outcome.reason { data.append(("reason", .string(reason))) }
         if case let .rejected(rejection) = outcome { data.append(("field", .string(rejection.field))) }
         log.entries[bridgeEntry].data = .object(data)
-        // Every todayPage.* event resolves `undefined` (H21); so do the others handled here.
-        return (outcome, .null)
+        // Every todayPage.* event resolves `undefined` (H21).
+        return (outcome, resolution)
     }
 
-    private mutating func bridgeEvent(_ event: BridgeEvent, _ log: inout StepLog) -> Outcome {
+    private mutating func bridgeEvent(_ event: BridgeEvent, _ log: inout StepLog) -> (Outcome, JSON) {
+        switch event {
+        case let .track(event, properties):
+            record([forwardedAnalytics(event: event, webProperties: properties)], &log)
+            return (.applied, .null)
+        case let .navigationAction(url):
+            return (navigationAction(url: url), .null)
+        case .liveWidgetCreationPresent:
+            return liveWidgetCreationPresent()
+        case let .nativeDialogPresent(title, actions):
+            return nativeDialogPresent(title: title, actions: actions)
+        default:
+            return (renderOrRefreshEvent(event, &log), .null)
+        }
+    }
+
+    private mutating func renderOrRefreshEvent(_ event: BridgeEvent, _ log: inout StepLog) -> Outcome {
         switch event {
         case let .refreshStarted(requestId):
             if !log.ledger.contains(requestId) {
@@ -56,6 +73,8 @@ extension HostSession {
             case let .hidden(effects): record(effects, &log)
             }
             return .applied
+        case .track, .navigationAction, .liveWidgetCreationPresent, .nativeDialogPresent:
+            preconditionFailure("bridgeEvent handles \(event) itself")
         }
     }
 

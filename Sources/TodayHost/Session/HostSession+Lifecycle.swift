@@ -1,11 +1,30 @@
 /// Gestures and app lifecycle transitions (H10, H15–H20, H26's request).
 extension HostSession {
-    mutating func gestureReceived(_ gesture: Gesture, _ log: inout StepLog) -> Outcome {
+    mutating func gestureReceived(_ gesture: Gesture, _ log: inout StepLog) throws(InputError) -> Outcome {
         switch gesture {
         case let .pull(callerRequestId):
             pullGesture(callerRequestId: callerRequestId, &log)
         case let .liveWidgetCreated(callerRequestId):
+            // H26: creation succeeded; a presented sheet goes away.
+            _ = liveWidgetSheet.dismiss()
             requestSoftRefresh(.liveWidgetCreated, callerRequestId: callerRequestId, &log)
+        case .liveWidgetCancelled:
+            guard liveWidgetSheet.dismiss() else { return .ignored(.noSheet) }
+        case let .chatEdit(text):
+            chat.edit(text: text)
+        case .chatSend:
+            guard let properties = chat.send() else { return .ignored(.noDraft) }
+            record([.analytics(event: "chat_query_submit",
+                               properties: .object(properties + config.analytics.properties(uid: uid)))], &log)
+        case let .dialogChoose(actionId):
+            switch dialog.choose(actionId: actionId) {
+            case .noDialog: return .ignored(.noDialog)
+            case .unknownAction: throw .invalidField("actionId", "the open dialog offers no action \"\(actionId)\"")
+            case let .resolved(callId, value): record([.resolution(type: "nativeDialog.present", callId: callId, value: value)], &log)
+            }
+        case .dialogDismiss:
+            guard case let .resolved(callId, value) = dialog.dismiss() else { return .ignored(.noDialog) }
+            record([.resolution(type: "nativeDialog.present", callId: callId, value: value)], &log)
         }
         return .applied
     }
@@ -87,6 +106,9 @@ extension HostSession {
         uid = newUid
         navigate(url: ownURL(requestId: nil), requestId: nil, cause: .accountSwitch, &log)
         record(pull.end(.cancelled), &log)
+        chat.clear()
+        _ = liveWidgetSheet.dismiss()
+        dismissDialog(&log)
         if inForeground { record([hostAnalytics("page_view")], &log) }
     }
 
@@ -97,6 +119,8 @@ extension HostSession {
             settle(request.requestId, .cancelled, reason: request.reason, &log)
         }
         record(pull.end(.cancelled), &log)
+        _ = liveWidgetSheet.dismiss()
+        dismissDialog(&log)
         if app.isForeground { record([hostAnalytics("page_end")], &log) }
         isClosed = true
     }

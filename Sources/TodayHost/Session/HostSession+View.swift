@@ -18,6 +18,11 @@ extension HostSession {
             "refresh": ["pending": .array(refresh.pending.map(\.json)),
                         "deadlineAtMs": refresh.deadline.map { .int($0.dueAtMs) } ?? .null,
                         "recoveryArmed": .bool(recovery.armed)],
+            "chat": ["draft": .string(chat.draft), "pendingTriggerId": .string(chat.pendingTriggerId)],
+            "liveWidgetSheet": .string(liveWidgetSheet.state.rawValue),
+            "dialog": dialog.open.map { open in
+                ["callId": .string(open.callId), "title": .string(open.title), "actions": .array(open.actions.map(\.json))]
+            } ?? .null,
             "watchdogs": .array(watchdogs.map(\.json)),
             "timing": .object(config.timing.fields.map { ($0.0, .int($0.1)) }),
             "counts": ["timeline": .int(lastSeq), "violations": .int(violationCount)],

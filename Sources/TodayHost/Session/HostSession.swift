@@ -27,6 +27,11 @@ public struct HostSession: Codable, Equatable, Sendable {
     public internal(set) var manualWindow = ManualRefreshWindow()
     public internal(set) var refresh = SoftRefresh()
     public internal(set) var recovery = RecoveryBudget()
+    public internal(set) var chat = ChatAttribution()
+    public internal(set) var liveWidgetSheet = LiveWidgetSheet()
+    public internal(set) var dialog = NativeDialog()
+    /// Feeds server-made dialog call ids (H27).
+    public internal(set) var dialogCounter = 0
 
     /// `[A-Za-z0-9][A-Za-z0-9._-]{0,63}` (API conventions).
     public static func isValidId(_ id: String) -> Bool {
@@ -84,7 +89,7 @@ public struct HostSession: Codable, Equatable, Sendable {
         switch input {
         case let .gesture(gesture):
             try checkCallerRequestId(gesture.callerRequestId, log)
-            return (gestureReceived(gesture, &log), .null)
+            return (try gestureReceived(gesture, &log), .null)
         case let .lifecycle(lifecycle):
             try checkCallerRequestId(lifecycle.callerRequestId, log)
             return (try lifecycleChanged(lifecycle, &log), .null)
@@ -92,6 +97,9 @@ public struct HostSession: Codable, Equatable, Sendable {
             return try bridgeMessage(message, &log)
         case let .clock(move):
             return (try clockMoved(move, runUntilIdleCap: runUntilIdleCap, &log), .null)
+        case let .command(command):
+            try commandSent(command, &log)
+            return (.applied, .null)
         case .teardown:
             tearDown(&log)
             return (.applied, .null)

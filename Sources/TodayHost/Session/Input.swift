@@ -6,6 +6,8 @@ public enum Input: Equatable, Sendable {
     /// A Web → native bridge message exactly as Web emitted it; parsed at the boundary (H21).
     case webEvent(JSON)
     case clock(ClockMove)
+    /// A native → Web command (H28).
+    case command(Command)
     case teardown
 
     /// What the `input` timeline entry records of it.
@@ -15,6 +17,7 @@ public enum Input: Equatable, Sendable {
         case let .lifecycle(lifecycle): return lifecycle.json
         case let .webEvent(message): return message
         case let .clock(move): return move.json
+        case let .command(command): return command.json
         case .teardown: return ["type": "teardown"]
         }
     }
@@ -26,6 +29,7 @@ public enum Input: Equatable, Sendable {
         case let .lifecycle(lifecycle): return lifecycle.typeName
         case let .webEvent(message): return message["type"]?.stringValue ?? "webEvent"
         case .clock: return "clock"
+        case let .command(command): return command.typeName
         case .teardown: return "teardown"
         }
     }
@@ -37,23 +41,44 @@ public enum Gesture: Equatable, Sendable {
     case pull(requestId: String?)
     /// H26: a live widget was created, from the sheet or any other native entry point.
     case liveWidgetCreated(requestId: String?)
+    /// H26: the user closed the creation sheet without creating.
+    case liveWidgetCancelled
+    /// H25: the user edits the chat draft.
+    case chatEdit(text: String)
+    /// H25: the user sends the chat draft.
+    case chatSend
+    /// H27: the user picks a dialog action.
+    case dialogChoose(actionId: String)
+    /// H27: the user dismisses the dialog.
+    case dialogDismiss
 
     public var typeName: String {
         switch self {
         case .pull: return "pull"
         case .liveWidgetCreated: return "liveWidget.created"
+        case .liveWidgetCancelled: return "liveWidget.cancelled"
+        case .chatEdit: return "chat.edit"
+        case .chatSend: return "chat.send"
+        case .dialogChoose: return "dialog.choose"
+        case .dialogDismiss: return "dialog.dismiss"
         }
     }
 
     var callerRequestId: String? {
         switch self {
         case let .pull(requestId), let .liveWidgetCreated(requestId): return requestId
+        case .liveWidgetCancelled, .chatEdit, .chatSend, .dialogChoose, .dialogDismiss: return nil
         }
     }
 
     var json: JSON {
         var members: [(String, JSON)] = [("type", .string(typeName))]
         if let callerRequestId { members.append(("requestId", .string(callerRequestId))) }
+        switch self {
+        case let .chatEdit(text): members.append(("text", .string(text)))
+        case let .dialogChoose(actionId): members.append(("actionId", .string(actionId)))
+        case .pull, .liveWidgetCreated, .liveWidgetCancelled, .chatSend, .dialogDismiss: break
+        }
         return .object(members)
     }
 }
@@ -105,6 +130,33 @@ public enum Lifecycle: Equatable, Sendable {
         }
         return .object(members)
     }
+}
+
+/// Native → Web commands (H28).
+public enum Command: Equatable, Sendable {
+    public enum ScrollBehavior: String, Codable, Sendable, CaseIterable {
+        case auto, smooth
+    }
+
+    /// `todayPage.scrollToSection`; defaults `smooth` and `true` are filled in by the caller.
+    case scrollToSection(batchId: String, behavior: ScrollBehavior, highlight: Bool)
+
+    public var typeName: String {
+        switch self {
+        case .scrollToSection: return "todayPage.scrollToSection"
+        }
+    }
+
+    /// Exactly what Web receives.
+    public var payload: JSON {
+        switch self {
+        case let .scrollToSection(batchId, behavior, highlight):
+            return ["type": .string(typeName), "schemaVersion": 1, "batchId": .string(batchId),
+                    "behavior": .string(behavior.rawValue), "highlight": .bool(highlight)]
+        }
+    }
+
+    var json: JSON { payload }
 }
 
 /// Moving a `virtual` session's clock (C2).

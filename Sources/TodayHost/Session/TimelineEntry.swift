@@ -57,6 +57,8 @@ extension Effect {
             return (.watchdog, kind.rawValue, requestId, .object(data))
         case let .analytics(event, properties):
             return (.analytics, event, nil, ["event": .string(event), "properties": properties])
+        case let .resolution(type, callId, value):
+            return (.resolution, type, nil, ["callId": .string(callId), "value": value])
         case let .violation(code, detail, requestId):
             return (.violation, code, requestId, ["code": .string(code), "detail": .string(detail)])
         }

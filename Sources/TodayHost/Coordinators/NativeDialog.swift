@@ -1,0 +1,45 @@
+/// The native confirmation dialog (H27): one at a time, settled by the user's choice.
+public struct NativeDialog: Codable, Equatable, Sendable {
+    public struct Open: Codable, Equatable, Sendable {
+        public var callId: String
+        public var title: String
+        public var actions: [BridgeEvent.DialogAction]
+    }
+
+    /// `nil` when no dialog is open.
+    public private(set) var open: Open?
+
+    public init() {}
+
+    public enum Presentation: Equatable, Sendable {
+        case pending(callId: String)
+        case busy
+    }
+
+    mutating func present(callId: String, title: String, actions: [BridgeEvent.DialogAction]) -> Presentation {
+        guard open == nil else { return .busy }
+        open = Open(callId: callId, title: title, actions: actions)
+        return .pending(callId: callId)
+    }
+
+    public enum Choice: Equatable, Sendable {
+        case noDialog
+        case unknownAction
+        /// The pending call's final value.
+        case resolved(callId: String, value: JSON)
+    }
+
+    mutating func choose(actionId: String) -> Choice {
+        guard let dialog = open else { return .noDialog }
+        guard dialog.actions.contains(where: { $0.actionId == actionId }) else { return .unknownAction }
+        open = nil
+        return .resolved(callId: dialog.callId, value: ["type": "action", "actionId": .string(actionId)])
+    }
+
+    /// Dismissed by the user, an account switch or teardown.
+    mutating func dismiss() -> Choice {
+        guard let dialog = open else { return .noDialog }
+        open = nil
+        return .resolved(callId: dialog.callId, value: ["type": "dismissed"])
+    }
+}
