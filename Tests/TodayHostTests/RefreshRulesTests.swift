@@ -100,9 +100,10 @@ import Testing
         let seq = runner.lastSeq
         try runner.advance(by: 5000)
         let entries = runner.timeline.filter { $0.seq > seq }
-        #expect(entries.map(\.kind) == [.input, .watchdog, .request, .request, .navigation])
+        // Each unanswered request is also a breach of Web's side (M7).
+        #expect(entries.map(\.kind) == [.input, .watchdog, .request, .violation, .request, .violation, .navigation])
         #expect(runner.settled == ["t1": "timedOut", "t2": "timedOut"])
-        #expect(entries[4].data["cause"] == "recovery")
+        #expect(entries[6].data["cause"] == "recovery")
         #expect(runner.session.recovery.armed == false)
     }
 

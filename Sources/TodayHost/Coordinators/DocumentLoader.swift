@@ -9,6 +9,11 @@ public struct DocumentLoader: Codable, Equatable, Sendable {
     public private(set) var awaitingResult = false
     public private(set) var state: DocumentState = .loading
     public private(set) var cause: LoadCause = .initial
+    /// This load rendered a batch (`firstBatchRendered`, or a non-empty `allBatchesRendered`).
+    public private(set) var renderedBatch = false
+    /// This load showed its content: `firstBatchRendered` or `allBatchesRendered {empty: true}`
+    /// (what a hard load's `succeeded` must follow, M5).
+    public private(set) var contentVisible = false
     public var overlay = LoadingOverlay()
 
     public init() {}
@@ -24,6 +29,8 @@ public struct DocumentLoader: Codable, Equatable, Sendable {
         awaitingResult = requestId != nil
         state = .loading
         self.cause = cause
+        renderedBatch = false
+        contentVisible = false
         return [.navigation(loadId: loadId, url: url, cause: cause, requestId: requestId)] + overlay.newLoad()
     }
 
@@ -32,9 +39,18 @@ public struct DocumentLoader: Codable, Equatable, Sendable {
         awaitingResult = false
     }
 
-    mutating func rendered() { state = .rendered }
+    mutating func firstBatchRendered() {
+        state = .rendered
+        renderedBatch = true
+        contentVisible = true
+    }
 
-    mutating func failed() { state = .failed }
+    mutating func allBatchesRendered(empty: Bool) {
+        state = .rendered
+        if empty { contentVisible = true } else { renderedBatch = true }
+    }
+
+    mutating func loadFailed() { state = .failed }
 
     mutating func terminated() { state = .terminated }
 }

@@ -12,8 +12,10 @@ extension HostSession {
         switch parser.parse(type: type, message: message) {
         case let .ignored(reason):
             outcome = .ignored(reason)
+            if reason == .capabilityNotAdvertised { monitorUnadvertisedStart(&log) }
         case let .rejected(rejection):
             outcome = .rejected(rejection)
+            if type.hasPrefix("todayPage.") { monitorRejected(type: type, rejection, &log) }
         case let .event(event):
             (outcome, resolution) = bridgeEvent(event, &log)
         }
@@ -44,6 +46,7 @@ extension HostSession {
     private mutating func renderOrRefreshEvent(_ event: BridgeEvent, _ log: inout StepLog) -> Outcome {
         switch event {
         case let .refreshStarted(requestId):
+            monitorStart(for: requestId, &log)
             if !log.ledger.contains(requestId) {
                 log.ledger.write(RequestRecord(requestId: requestId, role: .webMinted, requestedAtMs: nowMs))
             }
@@ -52,18 +55,19 @@ extension HostSession {
         case let .refreshResult(result):
             return refreshResult(result, &log)
         case let .firstBatchRendered(_, _, requestId):
-            return renderEvent(requestId: requestId, &log) { session in
-                session.document.rendered()
+            return renderEvent(requestId: requestId, &log) { session, log in
+                session.document.firstBatchRendered()
                 return session.config.loadingGate == .render
             }
         case let .allBatchesRendered(_, empty, _, requestId):
-            return renderEvent(requestId: requestId, &log) { session in
-                session.document.rendered()
+            return renderEvent(requestId: requestId, &log) { session, log in
+                session.document.allBatchesRendered(empty: empty)
                 return session.config.loadingGate == .render && empty
             }
         case let .loadFailed(_, _, requestId):
-            return renderEvent(requestId: requestId, &log) { session in
-                session.document.failed()
+            return renderEvent(requestId: requestId, &log) { session, log in
+                session.monitorLoadFailed(&log)
+                session.document.loadFailed()
                 return session.config.loadingGate == .render
             }
         case let .loadingPresentation(owner, _):
@@ -81,13 +85,14 @@ extension HostSession {
     /// H22: a render fact for the current load, unless it names an earlier load's URL id.
     /// `change` updates the document and tells whether the `render` gate hides the overlay (H23).
     private mutating func renderEvent(requestId: String?, _ log: inout StepLog,
-                                      change: (inout HostSession) -> Bool) -> Outcome {
+                                      change: (inout HostSession, inout StepLog) -> Bool) -> Outcome {
         if let requestId, let record = log.ledger.record(for: requestId), record.role == .reload,
            let loadId = record.loadId, loadId < document.loadId
         {
             return .ignored(.staleRender)
         }
-        if change(&self) { record(document.overlay.hideForRender(), &log) }
+        monitorRenderBeforeRelease(&log)
+        if change(&self, &log) { record(document.overlay.hideForRender(), &log) }
         return .applied
     }
 }

@@ -21,6 +21,7 @@ extension HostSession {
     /// H7, H8: a well-formed `todayPage.refreshResult`.
     mutating func refreshResult(_ result: BridgeEvent.RefreshResult, _ log: inout StepLog) -> Outcome {
         let requestId = result.requestId
+        monitorResult(result, &log)
         noteResult(for: requestId, &log)
 
         let nativeOwned: Bool
@@ -70,6 +71,7 @@ extension HostSession {
         let expired = refresh.consumeAll()
         for request in expired {
             settle(request.requestId, .timedOut, reason: request.reason, &log)
+            monitorUnanswered(request, &log)
         }
         if recovery.spend() {
             hostReload(.recovery, callerRequestId: nil, &log)
