@@ -24,9 +24,14 @@ let package = Package(
         ),
         // Sessions, timelines and request ledgers in SQLite.
         .target(name: "TodayStore", dependencies: ["TodayHost", "CSQLite"]),
-        .executableTarget(name: "todaysim", dependencies: ["TodayHost"]),
+        // The OpenAPI document, kept at OpenAPI/todaysim.yaml and served at /openapi.yaml.
+        .target(name: "TodayOpenAPI", path: "OpenAPI", resources: [.copy("todaysim.yaml")]),
+        // The HTTP API on libmicrohttpd.
+        .target(name: "TodayServer", dependencies: ["TodayHost", "TodayStore", "TodayOpenAPI", "CMicroHTTPD"]),
+        .executableTarget(name: "todaysim", dependencies: ["TodayServer", "TodayStore", "TodayHost"]),
         .testTarget(name: "TodayHostTests", dependencies: ["TodayHost"]),
         .testTarget(name: "SystemLibrariesTests", dependencies: ["CMicroHTTPD", "CSQLite"]),
+        .testTarget(name: "TodayServiceTests", dependencies: ["TodayServer", "TodayStore", "TodayHost", "TodayOpenAPI"]),
     ],
     swiftLanguageModes: [.v6]
 )

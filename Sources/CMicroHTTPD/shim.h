@@ -29,6 +29,24 @@ static inline struct MHD_Daemon *todaysim_start_daemon(
         MHD_OPTION_END);
 }
 
+/// A request header by name, or NULL.
+static inline const char *todaysim_request_header(struct MHD_Connection *connection, const char *name)
+{
+    return MHD_lookup_connection_value(connection, MHD_HEADER_KIND, name);
+}
+
+/// A query-string argument by name (decoded), or NULL.
+static inline const char *todaysim_query_argument(struct MHD_Connection *connection, const char *name)
+{
+    return MHD_lookup_connection_value(connection, MHD_GET_ARGUMENT_KIND, name);
+}
+
+/// A response whose body libmicrohttpd copies.
+static inline struct MHD_Response *todaysim_response_copying(size_t size, const void *body)
+{
+    return MHD_create_response_from_buffer(size, (void *)body, MHD_RESPMEM_MUST_COPY);
+}
+
 /// Binds and listens on host:port (port 0 picks a free one). Returns the socket, or -1 with
 /// `*error_out` set to errno (or to -2 when the host does not resolve). `*port_out` receives the
 /// bound port and `*ipv6_out` whether the socket is IPv6.

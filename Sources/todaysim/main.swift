@@ -1,4 +1,125 @@
+import Foundation
 import TodayHost
+import TodayServer
+import TodayStore
 
-// The HTTP service arrives with the service issue; until then the executable only names itself.
-print("todaysim \(TodayHostVersion.string)")
+/// `todaysim serve [--host H] [--port P] [--db PATH]`, `--help`, `--version`.
+enum CommandLineInterface {
+    static let usage = """
+        usage: todaysim serve [--host 127.0.0.1] [--port 8080] [--db PATH]
+               todaysim --help | --version
+
+        Serves the todaysim HTTP API. The database defaults to .todaysim/sessions.sqlite
+        (created with its folder); --db :memory: keeps everything in memory for one run.
+        """
+
+    struct ServeOptions {
+        var host = "127.0.0.1"
+        var port = 8080
+        var database = ".todaysim/sessions.sqlite"
+        var threads = 2
+        var quiet = false
+    }
+
+    static func main(_ arguments: [String]) -> Int32 {
+        guard let command = arguments.first else {
+            fail("no command given", usage: true)
+        }
+        switch command {
+        case "--help", "-h", "help":
+            print(usage)
+            return 0
+        case "--version":
+            print("todaysim \(TodayHostVersion.string)")
+            return 0
+        case "serve":
+            return serve(parse(Array(arguments.dropFirst())))
+        default:
+            fail("unknown command \(command)", usage: true)
+        }
+    }
+
+    static func parse(_ arguments: [String]) -> ServeOptions {
+        var options = ServeOptions()
+        var rest = arguments[...]
+        while let flag = rest.popFirst() {
+            if flag == "--quiet" {
+                options.quiet = true
+                continue
+            }
+            if flag == "--help" || flag == "-h" {
+                print(usage)
+                exit(0)
+            }
+            guard ["--host", "--port", "--db", "--threads"].contains(flag) else { fail("unknown flag \(flag)", usage: true) }
+            guard let value = rest.popFirst() else { fail("\(flag) needs a value", usage: true) }
+            switch flag {
+            case "--host": options.host = value
+            case "--port":
+                guard let port = Int(value), (0...65535).contains(port) else { fail("--port must be 0-65535, got \(value)", usage: false) }
+                options.port = port
+            case "--db": options.database = value
+            case "--threads":
+                guard let threads = Int(value), (1...64).contains(threads) else { fail("--threads must be 1-64", usage: false) }
+                options.threads = threads
+            default: fail("unknown flag \(flag)", usage: true)
+            }
+        }
+        return options
+    }
+
+    static func serve(_ options: ServeOptions) -> Int32 {
+        let log = RequestLog(enabled: !options.quiet)
+        if options.database != ":memory:" {
+            let folder = URL(fileURLWithPath: options.database).deletingLastPathComponent()
+            do {
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            } catch {
+                fail("cannot create the database folder \(folder.path): \(error.localizedDescription)", usage: false)
+            }
+        }
+        let store: SessionStore
+        do {
+            store = try SessionStore(path: options.database)
+        } catch {
+            fail("cannot open the database \(options.database): \(error)", usage: false)
+        }
+        let scheduler = WallClockScheduler(store: store, log: log)
+        let service = TodayService(store: store, scheduler: scheduler, log: log)
+        let server: HTTPServer
+        do {
+            server = try HTTPServer(host: options.host, port: options.port, threads: options.threads, log: log,
+                                    respond: service.respond)
+        } catch {
+            fail("\(error)", usage: false)
+        }
+        scheduler.start()
+        // Wall sessions whose timers fell due while the server was down fire at once (C1).
+        scheduler.poke()
+        log.note("listening on http://\(options.host):\(server.port) (database \(options.database))")
+
+        let stop = DispatchSemaphore(value: 0)
+        var sources: [DispatchSourceSignal] = []
+        for signalNumber in [SIGINT, SIGTERM] {
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            source.setEventHandler { stop.signal() }
+            source.resume()
+            sources.append(source)
+        }
+        stop.wait()
+        log.note("stopping: finishing requests in flight")
+        server.stop()
+        scheduler.stop()
+        log.note("stopped")
+        return 0
+    }
+
+    static func fail(_ message: String, usage showUsage: Bool) -> Never {
+        FileHandle.standardError.write(Data("todaysim: \(message)\n".utf8))
+        if showUsage { FileHandle.standardError.write(Data((usage + "\n").utf8)) }
+        exit(2)
+    }
+}
+
+exit(CommandLineInterface.main(Array(CommandLine.arguments.dropFirst())))

@@ -76,7 +76,7 @@ public struct Timing: Codable, Equatable, Sendable {
         Self.fieldKeyPaths.map { ($0.0, self[keyPath: $0.1]) }
     }
 
-    nonisolated(unsafe) static let fieldKeyPaths: [(String, WritableKeyPath<Timing, Millis>)] = [
+    nonisolated(unsafe) public static let fieldKeyPaths: [(String, WritableKeyPath<Timing, Millis>)] = [
         ("pullWatchdogMs", \.pullWatchdogMs), ("headerWatchdogMs", \.headerWatchdogMs),
         ("softRefreshDeadlineMs", \.softRefreshDeadlineMs), ("headerSettleMs", \.headerSettleMs),
         ("foregroundThresholdMs", \.foregroundThresholdMs), ("manualRefreshWindowMs", \.manualRefreshWindowMs),

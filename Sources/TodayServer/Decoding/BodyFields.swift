@@ -1,0 +1,83 @@
+import TodayHost
+
+/// Reads a request body's fields, turning every problem into the contract's `400`s.
+/// `null` counts as absent for optional fields; unknown fields are ignored.
+struct BodyFields {
+    let object: JSON
+    /// Prefix for field names in errors (`timing.`).
+    var path = ""
+
+    /// The body as a JSON object, or `invalid_json`.
+    static func object(from body: [UInt8]) throws(APIError) -> BodyFields {
+        let value: JSON
+        do {
+            value = try JSON.parse(bytes: body)
+        } catch {
+            throw .invalidJSON(body.isEmpty ? "the body is empty; expected a JSON object" : "the body is not JSON: \(error)")
+        }
+        guard case .object = value else { throw .invalidJSON("expected a JSON object, got \(value.typeName)") }
+        return BodyFields(object: value)
+    }
+
+    func name(_ key: String) -> String { path + key }
+
+    func present(_ key: String) -> JSON? {
+        guard let value = object[key], !value.isNull else { return nil }
+        return value
+    }
+
+    func string(_ key: String) throws(APIError) -> String? {
+        guard let value = present(key) else { return nil }
+        guard let text = value.stringValue else { throw .invalidField(name(key), "must be a string, got \(value.typeName)") }
+        return text
+    }
+
+    func requiredString(_ key: String) throws(APIError) -> String {
+        guard let text = try string(key) else { throw .invalidField(name(key), "is required") }
+        return text
+    }
+
+    func nonEmptyString(_ key: String) throws(APIError) -> String? {
+        guard let text = try string(key) else { return nil }
+        guard !text.isEmpty else { throw .invalidField(name(key), "must be a non-empty string") }
+        return text
+    }
+
+    func integer(_ key: String) throws(APIError) -> Int64? {
+        guard let value = present(key) else { return nil }
+        guard let number = value.int64Value else { throw .invalidField(name(key), "must be an integer, got \(value.serialized())") }
+        return number
+    }
+
+    func bool(_ key: String) throws(APIError) -> Bool? {
+        guard let value = present(key) else { return nil }
+        guard let flag = value.boolValue else { throw .invalidField(name(key), "must be a boolean, got \(value.typeName)") }
+        return flag
+    }
+
+    func oneOf<T: RawRepresentable & CaseIterable>(_ key: String, _ type: T.Type) throws(APIError) -> T? where T.RawValue == String {
+        guard let text = try string(key) else { return nil }
+        guard let value = T(rawValue: text) else {
+            let choices = T.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: " or ")
+            throw .invalidField(name(key), "must be \(choices), got \"\(text)\"")
+        }
+        return value
+    }
+
+    func nested(_ key: String) throws(APIError) -> BodyFields? {
+        guard let value = present(key) else { return nil }
+        guard case .object = value else { throw .invalidField(name(key), "must be an object, got \(value.typeName)") }
+        return BodyFields(object: value, path: name(key) + ".")
+    }
+
+    func strings(_ key: String) throws(APIError) -> [String]? {
+        guard let value = present(key) else { return nil }
+        guard case let .array(elements) = value else { throw .invalidField(name(key), "must be an array of strings") }
+        var result: [String] = []
+        for element in elements {
+            guard let text = element.stringValue else { throw .invalidField(name(key), "must be an array of strings") }
+            result.append(text)
+        }
+        return result
+    }
+}

@@ -1,0 +1,124 @@
+import TodayHost
+
+/// Request bodies → the engine's typed inputs (API: Endpoints).
+enum InputDecoding {
+    /// `POST /v1/sessions`.
+    static func creation(_ body: [UInt8]) throws(APIError) -> (id: String?, config: SessionConfig) {
+        let fields = try BodyFields.object(from: body)
+        guard let uid = try fields.string("uid") else { throw .invalidField("uid", "is required") }
+        var config = SessionConfig(uid: uid)
+        let id = try fields.string("id")
+        if let id, !HostSession.isValidId(id) {
+            throw .invalidField("id", "must match [A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+        }
+        config.label = try fields.string("label")
+        config.language = try fields.string("language") ?? config.language
+        config.platform = try fields.oneOf("platform", Platform.self) ?? config.platform
+        config.route = try fields.string("route") ?? config.route
+        config.loadingGate = try fields.oneOf("loadingGate", LoadingGate.self) ?? config.loadingGate
+        config.capabilities = try fields.strings("capabilities")
+        config.clock = try fields.oneOf("clock", ClockMode.self) ?? config.clock
+        if let timing = try fields.nested("timing") {
+            for (key, keyPath) in Timing.fieldKeyPaths {
+                if let value = try timing.integer(key) { config.timing[keyPath: keyPath] = value }
+            }
+        }
+        if let analytics = try fields.nested("analytics") {
+            config.analytics = AnalyticsBase(did: try analytics.string("did"), sid: try analytics.string("sid"),
+                                             client_plat: try analytics.string("client_plat"), ctx: try analytics.string("ctx"))
+        }
+        do { try config.validate() } catch { throw APIError(error) }
+        return (id, config)
+    }
+
+    /// `POST …/gestures`.
+    static func gesture(_ body: [UInt8]) throws(APIError) -> Input {
+        let fields = try BodyFields.object(from: body)
+        let type = try inputType(fields)
+        let requestId = try fields.string("requestId")
+        switch type {
+        case "pull": return .gesture(.pull(requestId: requestId))
+        case "liveWidget.created": return .gesture(.liveWidgetCreated(requestId: requestId))
+        case "liveWidget.cancelled": return .gesture(.liveWidgetCancelled)
+        case "chat.edit":
+            guard let text = try fields.string("text") else { throw .invalidField("text", "is required") }
+            return .gesture(.chatEdit(text: text))
+        case "chat.send": return .gesture(.chatSend)
+        case "dialog.choose":
+            guard let actionId = try fields.nonEmptyString("actionId") else { throw .invalidField("actionId", "is required") }
+            return .gesture(.dialogChoose(actionId: actionId))
+        case "dialog.dismiss": return .gesture(.dialogDismiss)
+        default: throw .unknownInput("unknown gesture type \"\(type)\"")
+        }
+    }
+
+    /// `POST …/lifecycle`.
+    static func lifecycle(_ body: [UInt8]) throws(APIError) -> Input {
+        let fields = try BodyFields.object(from: body)
+        let type = try inputType(fields)
+        let requestId = try fields.string("requestId")
+        switch type {
+        case "background": return .lifecycle(.background)
+        case "foreground": return .lifecycle(.foreground(requestId: requestId))
+        case "tabActivated": return .lifecycle(.tabActivated(requestId: requestId))
+        case "socketEvent": return .lifecycle(.socketEvent(requestId: requestId))
+        case "timerTick": return .lifecycle(.timerTick(requestId: requestId))
+        case "navigation": return .lifecycle(.navigation(url: try fields.string("url")))
+        case "webContentTerminated": return .lifecycle(.webContentTerminated(requestId: requestId))
+        case "accountSwitch":
+            guard let uid = try fields.nonEmptyString("uid") else { throw .invalidField("uid", "is required") }
+            return .lifecycle(.accountSwitch(uid: uid))
+        default: throw .unknownInput("unknown lifecycle type \"\(type)\"")
+        }
+    }
+
+    /// `POST …/web-events`: the bridge message as Web emitted it.
+    static func webEvent(_ body: [UInt8]) throws(APIError) -> Input {
+        let fields = try BodyFields.object(from: body)
+        guard fields.object["type"]?.stringValue != nil else {
+            throw .invalidField("type", "a bridge message needs a string type")
+        }
+        return .webEvent(fields.object)
+    }
+
+    /// `POST …/commands` (H28): defaults filled in, so the payload Web receives is complete.
+    static func command(_ body: [UInt8]) throws(APIError) -> Input {
+        let fields = try BodyFields.object(from: body)
+        let type = try inputType(fields)
+        switch type {
+        case "todayPage.scrollToSection":
+            guard let batchId = try fields.nonEmptyString("batchId") else { throw .invalidField("batchId", "is required") }
+            let behavior = try fields.oneOf("behavior", Command.ScrollBehavior.self) ?? .smooth
+            let highlight = try fields.bool("highlight") ?? true
+            return .command(.scrollToSection(batchId: batchId, behavior: behavior, highlight: highlight))
+        default:
+            throw .unknownInput("unknown command type \"\(type)\"")
+        }
+    }
+
+    /// `POST …/clock`: exactly one of `advanceMs`, `toMs`, `toNextTimer`, `runUntilIdle` (C2).
+    static func clock(_ body: [UInt8]) throws(APIError) -> Input {
+        let fields = try BodyFields.object(from: body)
+        let keys = ["advanceMs", "toMs", "toNextTimer", "runUntilIdle"].filter { fields.present($0) != nil }
+        guard keys.count == 1, let key = keys.first else {
+            throw .invalidField(keys.first ?? "advanceMs",
+                                "give exactly one of advanceMs, toMs, toNextTimer, runUntilIdle (got \(keys.count))")
+        }
+        switch key {
+        case "advanceMs":
+            let delta = try fields.integer(key)!
+            guard delta >= 0 else { throw .invalidField(key, "must be a non-negative integer") }
+            return .clock(.advanceBy(delta))
+        case "toMs":
+            return .clock(.advanceTo(try fields.integer(key)!))
+        default:
+            guard try fields.bool(key) == true else { throw .invalidField(key, "must be true") }
+            return .clock(key == "toNextTimer" ? .toNextTimer : .runUntilIdle)
+        }
+    }
+
+    private static func inputType(_ fields: BodyFields) throws(APIError) -> String {
+        guard let type = try fields.string("type") else { throw .invalidField("type", "is required") }
+        return type
+    }
+}

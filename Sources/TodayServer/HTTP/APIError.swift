@@ -1,0 +1,91 @@
+import TodayHost
+
+/// The one error type of the HTTP edge; every failure becomes an RFC 9457 problem document
+/// with a stable `code` (API: Errors).
+public struct APIError: Error, Equatable {
+    public var code: String
+    public var status: Int
+    public var detail: String
+    public var field: String?
+    public var headers: [(String, String)] = []
+    /// For the server log only, never sent (an `internal` error's cause).
+    public var logDetail: String?
+
+    public static func == (lhs: APIError, rhs: APIError) -> Bool {
+        lhs.code == rhs.code && lhs.status == rhs.status && lhs.detail == rhs.detail && lhs.field == rhs.field
+    }
+
+    public static func invalidJSON(_ detail: String) -> APIError {
+        APIError(code: "invalid_json", status: 400, detail: detail)
+    }
+
+    public static func invalidField(_ field: String, _ detail: String) -> APIError {
+        APIError(code: "invalid_field", status: 400, detail: "\(field): \(detail)", field: field)
+    }
+
+    public static func unknownInput(_ detail: String) -> APIError {
+        APIError(code: "unknown_input", status: 400, detail: detail)
+    }
+
+    public static func sessionNotFound(_ id: String) -> APIError {
+        APIError(code: "session_not_found", status: 404, detail: "no session with id \(id)")
+    }
+
+    public static func notFound(_ path: String) -> APIError {
+        APIError(code: "not_found", status: 404, detail: "no such path: \(path)")
+    }
+
+    public static func methodNotAllowed(_ method: String, allowed: [String]) -> APIError {
+        APIError(code: "method_not_allowed", status: 405,
+                 detail: "\(method) is not allowed here; allowed: \(allowed.joined(separator: ", "))",
+                 headers: [("Allow", allowed.joined(separator: ", "))])
+    }
+
+    public static func sessionExists(_ id: String) -> APIError {
+        APIError(code: "session_exists", status: 409, detail: "a session with id \(id) already exists")
+    }
+
+    public static let sessionClosed = APIError(code: "session_closed", status: 409,
+                                               detail: "the session is closed: it stays readable but takes no input")
+
+    public static let clockNotVirtual = APIError(code: "clock_not_virtual", status: 409,
+                                                 detail: "this session runs on the wall clock; /clock moves only virtual clocks")
+
+    public static let payloadTooLarge = APIError(code: "payload_too_large", status: 413,
+                                                 detail: "request bodies are at most 1 MiB")
+
+    public static let internalError = APIError(code: "internal", status: 500,
+                                               detail: "an unexpected error; details are in the server log")
+
+    static let titles: [String: String] = [
+        "invalid_json": "Invalid JSON", "invalid_field": "Invalid field", "unknown_input": "Unknown input",
+        "unauthorized": "Unauthorized", "session_not_found": "Session not found", "not_found": "Not found",
+        "method_not_allowed": "Method not allowed", "session_exists": "Session exists",
+        "session_closed": "Session closed", "precondition_failed": "Precondition failed",
+        "idempotency_conflict": "Idempotency conflict", "clock_not_virtual": "Clock not virtual",
+        "payload_too_large": "Payload too large", "internal": "Internal error",
+    ]
+
+    /// `application/problem+json`.
+    public var response: HTTPResponse {
+        var members: [(String, JSON)] = [
+            ("type", .string("/problems/\(code)")), ("title", .string(APIError.titles[code] ?? code)),
+            ("status", .int(status)), ("detail", .string(detail)), ("code", .string(code)),
+        ]
+        if let field { members.append(("field", .string(field))) }
+        var bytes: [UInt8] = []
+        JSON.object(members).write(to: &bytes)
+        return HTTPResponse(status: status, headers: [("Content-Type", "application/problem+json")] + headers, body: bytes)
+    }
+}
+
+extension APIError {
+    /// How the engine's refusals read over HTTP.
+    init(_ error: InputError) {
+        switch error {
+        case let .invalidField(field, detail): self = .invalidField(field, detail)
+        case .sessionClosed: self = .sessionClosed
+        case .clockNotVirtual: self = .clockNotVirtual
+        }
+    }
+}

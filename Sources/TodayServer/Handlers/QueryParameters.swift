@@ -1,0 +1,34 @@
+/// Query parameters with the contract's ranges (API: Paging).
+struct QueryParameters {
+    let request: HTTPRequest
+
+    /// `limit`: default 100, 1–1000.
+    func limit() throws(APIError) -> Int {
+        guard let text = request.query("limit") else { return 100 }
+        guard let value = Int(text), (1...1000).contains(value) else {
+            throw .invalidField("limit", "must be an integer from 1 to 1000")
+        }
+        return value
+    }
+
+    /// A timeline cursor: the `seq` to start after.
+    func afterSeq() throws(APIError) -> Int {
+        guard let text = request.query("after") else { return 0 }
+        guard let value = Int(text), value >= 0 else { throw .invalidField("after", "must be a non-negative integer (a seq)") }
+        return value
+    }
+
+    func string(_ name: String) throws(APIError) -> String? {
+        guard let text = request.query(name) else { return nil }
+        guard !text.isEmpty else { throw .invalidField(name, "must not be empty") }
+        return text
+    }
+
+    func oneOf(_ name: String, _ allowed: [String]) throws(APIError) -> String? {
+        guard let text = request.query(name) else { return nil }
+        guard allowed.contains(text) else {
+            throw .invalidField(name, "must be one of \(allowed.joined(separator: ", "))")
+        }
+        return text
+    }
+}

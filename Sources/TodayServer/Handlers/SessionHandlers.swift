@@ -1,0 +1,99 @@
+import TodayHost
+import TodayStore
+
+/// Creating, listing, reading and tearing down sessions.
+struct SessionHandlers: Sendable {
+    let store: SessionStore
+    let scheduler: WallClockScheduler?
+
+    func create(_ request: HTTPRequest, _: PathParameters) throws(APIError) -> HTTPResponse {
+        let (id, config) = try InputDecoding.creation(request.body)
+        let stored: StoredSession
+        do {
+            stored = try store.create(id: id, config: config).1
+        } catch {
+            throw APIError(error)
+        }
+        if stored.isWall { scheduler?.poke() }
+        return Responses.view(stored, status: 201, headers: [("Location", "/v1/sessions/\(stored.id)")])
+    }
+
+    func list(_ request: HTTPRequest, _: PathParameters) throws(APIError) -> HTTPResponse {
+        let query = QueryParameters(request: request)
+        let status = try query.oneOf("status", ["active", "closed"])
+        let uid = try query.string("uid")
+        let label = try query.string("label")
+        let limit = try query.limit()
+        let page: SessionStore.SessionPage
+        do {
+            page = try store.list(uid: uid, label: label, closed: status.map { $0 == "closed" }, limit: limit,
+                                  after: request.query("after"))
+        } catch {
+            throw APIError(error)
+        }
+        return .json(["sessions": .array(page.sessions.map(\.session.view)), "next": .string(page.next)])
+    }
+
+    func read(_: HTTPRequest, _ path: PathParameters) throws(APIError) -> HTTPResponse {
+        Responses.view(try stored(path["id"]))
+    }
+
+    func watchdogs(_: HTTPRequest, _ path: PathParameters) throws(APIError) -> HTTPResponse {
+        .json(["watchdogs": .array(try stored(path["id"]).session.watchdogs.map(\.json))])
+    }
+
+    func timeline(_ request: HTTPRequest, _ path: PathParameters) throws(APIError) -> HTTPResponse {
+        let query = QueryParameters(request: request)
+        let kind = try query.oneOf("kind", TimelineEntry.Kind.allCases.map(\.rawValue))
+        let after = try query.afterSeq()
+        let limit = try query.limit()
+        do {
+            return Responses.timeline(try store.timeline(path["id"], after: after, limit: limit, kind: kind))
+        } catch {
+            throw APIError(error)
+        }
+    }
+
+    /// H20: teardown is an input like any other.
+    func tearDown(_: HTTPRequest, _ path: PathParameters) throws(APIError) -> HTTPResponse {
+        do {
+            let (_, stored) = try store.apply(.teardown, to: path["id"])
+            if stored.isWall { scheduler?.poke() }
+            return Responses.view(stored)
+        } catch {
+            throw APIError(error)
+        }
+    }
+
+    private func stored(_ id: String) throws(APIError) -> StoredSession {
+        do { return try store.session(id) } catch { throw APIError(error) }
+    }
+}
+
+/// Everything that feeds a session: gestures, lifecycle, Web events, commands, the clock.
+struct InputHandlers: Sendable {
+    let store: SessionStore
+    let scheduler: WallClockScheduler?
+
+    /// A handler that decodes its body with `decode` and applies the input.
+    func feed(_ decode: @escaping @Sendable ([UInt8]) throws(APIError) -> Input) -> Router.Handler {
+        { [self] (request: HTTPRequest, path: PathParameters) throws(APIError) -> HTTPResponse in
+            let id = path["id"]
+            let input: Input
+            do throws(APIError) {
+                input = try decode(request.body)
+            } catch {
+                // A missing session is the more useful answer than a bad body.
+                do throws(StoreError) { _ = try store.session(id) } catch { throw APIError(error) }
+                throw error
+            }
+            do throws(StoreError) {
+                let (applied, stored) = try store.apply(input, to: id)
+                if stored.isWall { scheduler?.poke() }
+                return Responses.input(applied, stored)
+            } catch {
+                throw APIError(error)
+            }
+        }
+    }
+}

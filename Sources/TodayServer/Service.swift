@@ -1,0 +1,52 @@
+import Foundation
+import TodayHost
+import TodayOpenAPI
+import TodayStore
+
+/// The HTTP API of spec/API.md over a session store: the route table and its handlers.
+public final class TodayService: Sendable {
+    public let router: Router
+    private let log: RequestLog
+
+    public init(store: SessionStore, scheduler: WallClockScheduler?, log: RequestLog) {
+        self.log = log
+        let sessions = SessionHandlers(store: store, scheduler: scheduler)
+        let inputs = InputHandlers(store: store, scheduler: scheduler)
+        var router = Router()
+        router.add("GET", "/healthz") { _, _ in .json(["status": "ok"]) }
+        router.add("GET", "/openapi.yaml") { _, _ in
+            HTTPResponse(status: 200, headers: [("Content-Type", "application/yaml")], body: OpenAPIDocument.bytes)
+        }
+        router.add("POST", "/v1/sessions", sessions.create)
+        router.add("GET", "/v1/sessions", sessions.list)
+        router.add("GET", "/v1/sessions/{id}", sessions.read)
+        router.add("DELETE", "/v1/sessions/{id}", sessions.tearDown)
+        router.add("POST", "/v1/sessions/{id}/gestures", inputs.feed(InputDecoding.gesture))
+        router.add("POST", "/v1/sessions/{id}/lifecycle", inputs.feed(InputDecoding.lifecycle))
+        router.add("POST", "/v1/sessions/{id}/web-events", inputs.feed(InputDecoding.webEvent))
+        router.add("POST", "/v1/sessions/{id}/commands", inputs.feed(InputDecoding.command))
+        router.add("POST", "/v1/sessions/{id}/clock", inputs.feed(InputDecoding.clock))
+        router.add("GET", "/v1/sessions/{id}/timeline", sessions.timeline)
+        router.add("GET", "/v1/sessions/{id}/watchdogs", sessions.watchdogs)
+        self.router = router
+    }
+
+    /// Routes one request; every failure becomes a problem document.
+    public func respond(_ request: HTTPRequest) -> (HTTPResponse, routeName: String) {
+        switch router.match(method: request.method, path: request.path) {
+        case .notFound:
+            return (APIError.notFound(request.path).response, "-")
+        case let .methodNotAllowed(allowed):
+            return (APIError.methodNotAllowed(request.method, allowed: allowed).response, "-")
+        case let .found(route, parameters):
+            do {
+                return (try route.handler(request, parameters), route.template)
+            } catch {
+                if error.code == "internal" {
+                    log.note("\(request.method) \(route.template): \(error.logDetail ?? "unexpected failure")")
+                }
+                return (error.response, route.template)
+            }
+        }
+    }
+}
