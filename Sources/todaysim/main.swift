@@ -69,6 +69,16 @@ enum CommandLineInterface {
     }
 
     static func serve(_ options: ServeOptions) -> Int32 {
+        // Signals are watched before anything starts, so none is lost once "listening" shows.
+        let stop = DispatchSemaphore(value: 0)
+        var signalSources: [DispatchSourceSignal] = []
+        for signalNumber in [SIGINT, SIGTERM] {
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            source.setEventHandler { stop.signal() }
+            source.resume()
+            signal(signalNumber, SIG_IGN)
+            signalSources.append(source)
+        }
         let log = RequestLog(enabled: !options.quiet)
         if options.database != ":memory:" {
             let folder = URL(fileURLWithPath: options.database).deletingLastPathComponent()
@@ -98,16 +108,8 @@ enum CommandLineInterface {
         scheduler.poke()
         log.note("listening on http://\(options.host):\(server.port) (database \(options.database))")
 
-        let stop = DispatchSemaphore(value: 0)
-        var sources: [DispatchSourceSignal] = []
-        for signalNumber in [SIGINT, SIGTERM] {
-            signal(signalNumber, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-            source.setEventHandler { stop.signal() }
-            source.resume()
-            sources.append(source)
-        }
         stop.wait()
+        withExtendedLifetime(signalSources) {}
         log.note("stopping: finishing requests in flight")
         server.stop()
         scheduler.stop()

@@ -4,18 +4,28 @@ import Foundation
 /// a path or query (which may hold a `uid`, H3), only the route's template.
 public final class RequestLog: Sendable {
     private let enabled: Bool
+    private let sink: @Sendable (String) -> Void
 
-    public init(enabled: Bool) { self.enabled = enabled }
+    /// Lines go to stderr.
+    public convenience init(enabled: Bool) {
+        self.init(enabled: enabled) { line in FileHandle.standardError.write(Data((line + "\n").utf8)) }
+    }
+
+    /// Lines go to `sink` (tests read them).
+    public init(enabled: Bool, sink: @escaping @Sendable (String) -> Void) {
+        self.enabled = enabled
+        self.sink = sink
+    }
 
     func record(method: String, route: String, status: Int, startedAt: DispatchTime) {
         guard enabled else { return }
         let micros = (DispatchTime.now().uptimeNanoseconds - startedAt.uptimeNanoseconds) / 1000
         let millis = String(format: "%.2f", Double(micros) / 1000)
-        FileHandle.standardError.write(Data("\(method) \(route) \(status) \(millis)ms\n".utf8))
+        sink("\(method) \(route) \(status) \(millis)ms")
     }
 
     /// A server-side message (start-up, unexpected errors); never a request's data.
     public func note(_ message: String) {
-        FileHandle.standardError.write(Data("todaysim: \(message)\n".utf8))
+        sink("todaysim: \(message)")
     }
 }

@@ -1,0 +1,120 @@
+import Foundation
+import Testing
+import TodayStore
+
+/// `todaysim serve`: clear one-line errors with exit code 2, and a clean stop on SIGTERM.
+@Suite struct CLITests {
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    /// The executable `swift build` made next to this test bundle.
+    static var binary: URL {
+        let bundleDirectory = Bundle.main.bundleURL.deletingLastPathComponent()
+        let candidates = [
+            bundleDirectory.appendingPathComponent("todaysim"),
+            packageRoot.appendingPathComponent(".build/debug/todaysim"),
+        ]
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[1]
+    }
+
+    struct Run {
+        var status: Int32
+        var stderr: String
+        var stdout: String
+    }
+
+    func run(_ arguments: [String], until marker: String? = nil, thenSignal signal: Int32? = nil) throws -> Run {
+        let process = Process()
+        process.executableURL = Self.binary
+        process.arguments = arguments
+        let errors = Pipe()
+        let output = Pipe()
+        process.standardError = errors
+        process.standardOutput = output
+        try process.run()
+        // A hung server must fail the test, not hang the run.
+        let pid = process.processIdentifier
+        DispatchQueue.global().asyncAfter(deadline: .now() + 20) { kill(pid, SIGKILL) }
+        if let marker, let signal {
+            var seen = ""
+            let deadline = Date().addingTimeInterval(10)
+            while !seen.contains(marker), Date() < deadline {
+                let chunk = errors.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                seen += String(decoding: chunk, as: UTF8.self)
+            }
+            kill(process.processIdentifier, signal)
+            process.waitUntilExit()
+            let rest = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            return Run(status: process.terminationStatus, stderr: seen + rest, stdout: "")
+        }
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus,
+                   stderr: String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self),
+                   stdout: String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+    }
+
+    func temporaryDirectory() throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("todaysim-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory
+    }
+
+    @Test func helpAndVersion() throws {
+        let help = try run(["--help"])
+        #expect(help.status == 0)
+        #expect(help.stdout.contains("usage: todaysim serve"))
+        let version = try run(["--version"])
+        #expect(version.status == 0)
+        #expect(version.stdout.hasPrefix("todaysim "))
+    }
+
+    @Test func badFlagsExitWithCode2AndOneLine() throws {
+        let bogus = try run(["serve", "--bogus"])
+        #expect(bogus.status == 2)
+        #expect(bogus.stderr.hasPrefix("todaysim: unknown flag --bogus\n"))
+        let port = try run(["serve", "--port", "99999"])
+        #expect(port.status == 2)
+        #expect(port.stderr == "todaysim: --port must be 0-65535, got 99999\n")
+    }
+
+    @Test func aBusyPortIsAClearError() throws {
+        let server = try TestServer()
+        let result = try run(["serve", "--port", "\(server.server!.port)", "--db", ":memory:"])
+        #expect(result.status == 2)
+        #expect(result.stderr == "todaysim: cannot listen on 127.0.0.1:\(server.server!.port): Address already in use\n")
+    }
+
+    @Test func anUnwritableDatabaseIsAClearError() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let blocker = directory.appendingPathComponent("file")
+        try Data("x".utf8).write(to: blocker)
+        let result = try run(["serve", "--port", "0", "--db", blocker.appendingPathComponent("db.sqlite").path])
+        #expect(result.status == 2)
+        #expect(result.stderr.hasPrefix("todaysim: cannot create the database folder"))
+        #expect(result.stderr.split(separator: "\n").count == 1)
+    }
+
+    @Test func aDatabaseFromANewerSchemaIsRefused() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("future.sqlite").path
+        let database = try Database(path: path)
+        try database.execute("PRAGMA user_version = 99")
+        let result = try run(["serve", "--port", "0", "--db", path])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("written by a newer todaysim (schema 99"))
+        #expect(result.stderr.split(separator: "\n").count == 1)
+    }
+
+    @Test func sigtermStopsCleanlyWithExitCode0() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("db/sessions.sqlite").path
+        let result = try run(["serve", "--port", "0", "--db", path], until: "listening on", thenSignal: SIGTERM)
+        #expect(result.status == 0)
+        #expect(result.stderr.contains("todaysim: stopped"))
+        #expect(FileManager.default.fileExists(atPath: path), "the database and its folder were created")
+    }
+}

@@ -1,0 +1,132 @@
+import Foundation
+import Testing
+import TodayHost
+
+/// Every error code of the contract, and that an input answered with an error changes nothing.
+@Suite struct ErrorTests {
+    /// A problem document: `type`, `title`, `status`, `detail`, `code` (and `field`).
+    func expectProblem(_ reply: Client.Reply, _ status: Int, _ code: String, field: String? = nil,
+                       sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(reply.status == status, "\(reply.text)", sourceLocation: sourceLocation)
+        #expect(reply.header("Content-Type") == "application/problem+json", sourceLocation: sourceLocation)
+        #expect(reply["code"] == .string(code), "\(reply.text)", sourceLocation: sourceLocation)
+        #expect(reply["status"] == .int(Int64(status)), sourceLocation: sourceLocation)
+        #expect(reply["type"] == .string("/problems/\(code)"), sourceLocation: sourceLocation)
+        #expect(reply["title"]?.stringValue?.isEmpty == false, sourceLocation: sourceLocation)
+        #expect(reply["detail"]?.stringValue?.isEmpty == false, sourceLocation: sourceLocation)
+        #expect(reply["field"] == field.map(JSON.string), sourceLocation: sourceLocation)
+    }
+
+    @Test func creationErrors() async throws {
+        let server = try TestServer()
+        let client = Client(server: server)
+        expectProblem(try await client.post("/v1/sessions", raw: "{not json"), 400, "invalid_json")
+        expectProblem(try await client.post("/v1/sessions", raw: "[1,2]"), 400, "invalid_json")
+        expectProblem(try await client.post("/v1/sessions", raw: ""), 400, "invalid_json")
+        expectProblem(try await client.post("/v1/sessions", ["id": "x"]), 400, "invalid_field", field: "uid")
+        expectProblem(try await client.post("/v1/sessions", ["uid": ""]), 400, "invalid_field", field: "uid")
+        expectProblem(try await client.post("/v1/sessions", ["uid": 5]), 400, "invalid_field", field: "uid")
+        expectProblem(try await client.post("/v1/sessions", ["uid": "u", "id": "-bad"]), 400, "invalid_field", field: "id")
+        expectProblem(try await client.post("/v1/sessions", ["uid": "u", "platform": "windows"]), 400, "invalid_field", field: "platform")
+        expectProblem(try await client.post("/v1/sessions", ["uid": "u", "route": "/embed/x"]), 400, "invalid_field", field: "route")
+        expectProblem(try await client.post("/v1/sessions", ["uid": "u", "clock": "sundial"]), 400, "invalid_field", field: "clock")
+        expectProblem(try await client.post("/v1/sessions", ["uid": "u", "loadingGate": "x"]), 400, "invalid_field", field: "loadingGate")
+        expectProblem(try await client.post("/v1/sessions", ["uid": "u", "capabilities": [1]]), 400, "invalid_field", field: "capabilities")
+        expectProblem(try await client.post("/v1/sessions", ["uid": "u", "timing": ["pullWatchdogMs": 0]]), 400, "invalid_field",
+                      field: "timing.pullWatchdogMs")
+        expectProblem(try await client.post("/v1/sessions", ["uid": "u", "timing": ["headerSettleMs": .double(1.5)]]), 400, "invalid_field",
+                      field: "timing.headerSettleMs")
+        try await client.create(["uid": "u", "id": "s1"])
+        expectProblem(try await client.post("/v1/sessions", ["uid": "u", "id": "s1"]), 409, "session_exists")
+        let list = try await client.get("/v1/sessions")
+        #expect(ids(in: list["sessions"] ?? .null) == ["s1"], "a refused creation made nothing")
+    }
+
+    @Test func inputErrorsChangeNothing() async throws {
+        let server = try TestServer()
+        let client = Client(server: server)
+        try await client.create(["uid": "u1", "id": "s1"])
+        _ = try await client.post("/v1/sessions/s1/gestures", ["type": "pull", "requestId": "p1"])
+        let before = try await client.get("/v1/sessions/s1")
+        let timelineBefore = try await client.timeline("s1")
+
+        let cases: [(String, String, Int, String, String?)] = [
+            ("gestures", #"{"type":"swipe"}"#, 400, "unknown_input", nil),
+            ("gestures", #"{"requestId":"x"}"#, 400, "invalid_field", "type"),
+            ("gestures", #"{"type":"pull","requestId":"p1"}"#, 400, "invalid_field", "requestId"),
+            ("gestures", #"{"type":"pull","requestId":""}"#, 400, "invalid_field", "requestId"),
+            ("gestures", #"{"type":"pull","requestId":7}"#, 400, "invalid_field", "requestId"),
+            ("gestures", #"{"type":"dialog.choose"}"#, 400, "invalid_field", "actionId"),
+            ("gestures", "nope", 400, "invalid_json", nil),
+            ("lifecycle", #"{"type":"sleep"}"#, 400, "unknown_input", nil),
+            ("lifecycle", #"{"type":"navigation","url":"https://example.com/"}"#, 400, "invalid_field", "url"),
+            ("lifecycle", #"{"type":"accountSwitch"}"#, 400, "invalid_field", "uid"),
+            ("lifecycle", #"{"type":"accountSwitch","uid":""}"#, 400, "invalid_field", "uid"),
+            ("web-events", #"{"schemaVersion":1}"#, 400, "invalid_field", "type"),
+            ("web-events", #"{"type":5}"#, 400, "invalid_field", "type"),
+            ("web-events", #"["todayPage.refreshResult"]"#, 400, "invalid_json", nil),
+            ("commands", #"{"type":"todayPage.scrollToSection","batchId":""}"#, 400, "invalid_field", "batchId"),
+            ("commands", #"{"type":"todayPage.scrollToSection","batchId":"b","behavior":"instant"}"#, 400, "invalid_field", "behavior"),
+            ("commands", #"{"type":"todayPage.explode"}"#, 400, "unknown_input", nil),
+            ("clock", #"{"advanceMs":-1}"#, 400, "invalid_field", "advanceMs"),
+            ("clock", #"{"toMs":-5}"#, 400, "invalid_field", "toMs"),
+            ("clock", #"{"advanceMs":10,"toMs":20}"#, 400, "invalid_field", "advanceMs"),
+            ("clock", #"{}"#, 400, "invalid_field", "advanceMs"),
+            ("clock", #"{"toNextTimer":false}"#, 400, "invalid_field", "toNextTimer"),
+            ("clock", #"{"advanceMs":"5"}"#, 400, "invalid_field", "advanceMs"),
+        ]
+        for (endpoint, body, status, code, field) in cases {
+            expectProblem(try await client.post("/v1/sessions/s1/\(endpoint)", raw: body), status, code, field: field)
+        }
+        let after = try await client.get("/v1/sessions/s1")
+        #expect(after.json == before.json)
+        #expect(try await client.timeline("s1") == timelineBefore)
+    }
+
+    @Test func notFoundMethodsAndSessions() async throws {
+        let server = try TestServer()
+        let client = Client(server: server)
+        expectProblem(try await client.get("/v1/sessions/nobody"), 404, "session_not_found")
+        expectProblem(try await client.post("/v1/sessions/nobody/gestures", ["type": "pull"]), 404, "session_not_found")
+        expectProblem(try await client.post("/v1/sessions/nobody/gestures", raw: "garbage"), 404, "session_not_found")
+        expectProblem(try await client.get("/v1/sessions/nobody/timeline"), 404, "session_not_found")
+        expectProblem(try await client.delete("/v1/sessions/nobody"), 404, "session_not_found")
+        expectProblem(try await client.get("/v2/everything"), 404, "not_found")
+        let wrongMethod = try await client.send("PUT", "/v1/sessions")
+        expectProblem(wrongMethod, 405, "method_not_allowed")
+        #expect(wrongMethod.header("Allow") == "POST, GET")
+        let patch = try await client.send("PATCH", "/v1/sessions/s1")
+        #expect(patch.header("Allow") == "GET, DELETE")
+    }
+
+    @Test func queryParameterErrors() async throws {
+        let server = try TestServer()
+        let client = Client(server: server)
+        try await client.create(["uid": "u1", "id": "s1"])
+        for path in ["/v1/sessions?limit=0", "/v1/sessions?limit=1001", "/v1/sessions?limit=ten",
+                     "/v1/sessions/s1/timeline?limit=0", "/v1/sessions/s1/timeline?after=-1",
+                     "/v1/sessions/s1/timeline?kind=gossip", "/v1/sessions?status=sleeping"] {
+            let reply = try await client.get(path)
+            #expect(reply.status == 400, "\(path)")
+            #expect(reply["code"] == "invalid_field", "\(path)")
+        }
+    }
+
+    @Test func wallSessionsRefuseClockInputs() async throws {
+        let server = try TestServer()
+        let client = Client(server: server)
+        try await client.create(["uid": "u1", "id": "w1", "clock": "wall"])
+        expectProblem(try await client.post("/v1/sessions/w1/clock", ["advanceMs": 10]), 409, "clock_not_virtual")
+    }
+
+    @Test func oversizedBodiesAre413() async throws {
+        let server = try TestServer()
+        let client = Client(server: server)
+        try await client.create(["uid": "u1", "id": "s1"])
+        let padding = String(repeating: "x", count: (1 << 20) + 10)
+        let reply = try await client.post("/v1/sessions/s1/web-events", raw: #"{"type":"track","pad":"\#(padding)"}"#)
+        expectProblem(reply, 413, "payload_too_large")
+        let after = try await client.get("/v1/sessions/s1")
+        #expect(after["version"] == 1)
+    }
+}

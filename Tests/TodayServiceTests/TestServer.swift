@@ -1,0 +1,151 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import TodayHost
+import TodayServer
+import TodayStore
+
+/// The real server on an ephemeral loopback port with a temporary database, for one test.
+final class TestServer: @unchecked Sendable {
+    let directory: URL
+    let databasePath: String
+    private(set) var server: HTTPServer?
+    private(set) var scheduler: WallClockScheduler?
+    private(set) var base: URL
+    let logLines = LockedLines()
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("todaysim-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        databasePath = directory.appendingPathComponent("sessions.sqlite").path
+        base = URL(string: "http://127.0.0.1:1")!
+        try start()
+    }
+
+    deinit {
+        stop()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// Opens the database and serves it, as `todaysim serve` does.
+    func start() throws {
+        let log = RequestLog(enabled: true) { [logLines] line in logLines.append(line) }
+        let store = try SessionStore(path: databasePath)
+        let scheduler = WallClockScheduler(store: store, log: log)
+        let service = TodayService(store: store, scheduler: scheduler, log: log)
+        let server = try HTTPServer(host: "127.0.0.1", port: 0, threads: 2, log: log, respond: service.respond)
+        scheduler.start()
+        scheduler.poke()
+        self.server = server
+        self.scheduler = scheduler
+        base = URL(string: "http://127.0.0.1:\(server.port)")!
+    }
+
+    /// Stops serving and closes the database.
+    func stop() {
+        server?.stop()
+        scheduler?.stop()
+        server = nil
+        scheduler = nil
+    }
+
+    func restart() throws {
+        stop()
+        try start()
+    }
+}
+
+final class LockedLines: @unchecked Sendable {
+    private let lock = NSLock()
+    private var lines: [String] = []
+
+    func append(_ line: String) {
+        lock.lock()
+        lines.append(line)
+        lock.unlock()
+    }
+
+    var all: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return lines
+    }
+}
+
+/// A real HTTP client: URLSession against the server's socket.
+struct Client: Sendable {
+    let server: TestServer
+
+    struct Reply: Sendable {
+        var status: Int
+        var headers: [String: String]
+        var bytes: [UInt8]
+
+        var json: JSON { (try? JSON.parse(bytes: bytes)) ?? .null }
+        var text: String { String(decoding: bytes, as: UTF8.self) }
+        subscript(key: String) -> JSON? { json[key] }
+        func header(_ name: String) -> String? {
+            headers.first { $0.key.lowercased() == name.lowercased() }?.value
+        }
+    }
+
+    static let session: URLSession = {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        configuration.timeoutIntervalForRequest = 10
+        return URLSession(configuration: configuration)
+    }()
+
+    func send(_ method: String, _ path: String, body: [UInt8]? = nil, headers: [String: String] = [:]) async throws -> Reply {
+        var request = URLRequest(url: URL(string: path, relativeTo: server.base)!)
+        request.httpMethod = method
+        if let body {
+            request.httpBody = Data(body)
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        let (data, response) = try await Client.session.data(for: request)
+        let http = response as! HTTPURLResponse
+        var headerMap: [String: String] = [:]
+        for (name, value) in http.allHeaderFields { headerMap["\(name)"] = "\(value)" }
+        return Reply(status: http.statusCode, headers: headerMap, bytes: Array(data))
+    }
+
+    func get(_ path: String) async throws -> Reply { try await send("GET", path) }
+
+    func post(_ path: String, _ body: JSON) async throws -> Reply {
+        try await send("POST", path, body: Array(body.serialized().utf8))
+    }
+
+    func post(_ path: String, raw: String) async throws -> Reply {
+        try await send("POST", path, body: Array(raw.utf8))
+    }
+
+    func delete(_ path: String) async throws -> Reply { try await send("DELETE", path) }
+
+    /// Creates a session and returns its view.
+    @discardableResult
+    func create(_ body: JSON) async throws -> JSON {
+        let reply = try await post("/v1/sessions", body)
+        guard reply.status == 201 else { throw ClientError.unexpected(reply.status, reply.text) }
+        return reply.json
+    }
+
+    /// Every timeline entry of a session, page by page.
+    func timeline(_ id: String) async throws -> [JSON] {
+        var entries: [JSON] = []
+        var after = 0
+        while true {
+            let page = try await get("/v1/sessions/\(id)/timeline?after=\(after)&limit=1000")
+            guard case let .array(items)? = page["entries"] else { throw ClientError.unexpected(page.status, page.text) }
+            entries += items
+            after = Int(page["next"]?.int64Value ?? 0)
+            if page["more"] != true { return entries }
+        }
+    }
+}
+
+enum ClientError: Error {
+    case unexpected(Int, String)
+}
