@@ -9,17 +9,29 @@ ensure_build_dependencies() {
     else
         missing+=(libmicrohttpd-dev libsqlite3-dev)
     fi
-    [ "${#missing[@]}" -eq 0 ] && return 0
+    install_packages "${missing[@]}"
+    pkg-config --exists libmicrohttpd sqlite3
+}
 
-    echo "installing missing packages: ${missing[*]}" >&2
+# curl and jq drive the scenario scripts; python3 picks them a free port.
+ensure_test_tools() {
+    local missing=()
+    command -v curl >/dev/null 2>&1 || missing+=(curl)
+    command -v jq >/dev/null 2>&1 || missing+=(jq)
+    command -v python3 >/dev/null 2>&1 || missing+=(python3)
+    install_packages "${missing[@]}"
+}
+
+install_packages() {
+    [ "$#" -eq 0 ] && return 0
+    echo "installing missing packages: $*" >&2
     local sudo=""
     if [ "$(id -u)" -ne 0 ]; then
-        command -v sudo >/dev/null 2>&1 || { echo "need root or sudo to install ${missing[*]}" >&2; return 1; }
+        command -v sudo >/dev/null 2>&1 || { echo "need root or sudo to install $*" >&2; return 1; }
         sudo="sudo"
     fi
     $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
-    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
-    pkg-config --exists libmicrohttpd sqlite3
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
 }
 
 ensure_swift() {

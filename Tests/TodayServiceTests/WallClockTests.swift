@@ -25,7 +25,8 @@ import TodayHost
         #expect(fired.map { $0["type"] } == ["softRefreshDeadline", "pullWatchdog"])
         // Each entry carries its due time as atMs and how late it really fired.
         let due = try #require(fired.first?["atMs"]?.int64Value)
-        #expect(due >= 300 && due <= 350, "armed at the pull (a few ms after creation) + 300")
+        let pulledAt = try #require(try await client.timeline("w1").first { $0["kind"] == "input" && $0["type"] == "pull" }?["atMs"]?.int64Value)
+        #expect(due == pulledAt + 300, "its due time: the pull's clock reading + softRefreshDeadlineMs")
         for entry in fired {
             let late = try #require(entry["data"]?["lateMs"]?.int64Value)
             #expect(late >= 0 && late <= 50, "fired \(late) ms late")

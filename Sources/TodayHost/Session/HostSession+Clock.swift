@@ -50,6 +50,10 @@ extension HostSession {
         case .pullWatchdog: record(pull.timerFired(.pullWatchdog), &log)
         case .headerWatchdog, .headerHide: record(header.timerFired(watchdog.kind), &log)
         }
+        // A coordinator that kept a fired timer would make every advance loop forever.
+        if let next = watchdogs.first, next == watchdog {
+            preconditionFailure("\(watchdog.kind) was still pending after it fired")
+        }
     }
 
     /// C1, `wall` mode: fires the timers that fell due by the real elapsed time `wallNowMs`
