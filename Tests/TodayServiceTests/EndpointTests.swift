@@ -152,6 +152,8 @@ import TodayHost
         #expect(again["code"] == "session_closed")
         let input = try await client.post("/v1/sessions/s1/gestures", ["type": "pull"])
         #expect(input["code"] == "session_closed")
+        let badBody = try await client.post("/v1/sessions/s1/gestures", raw: "{]")
+        #expect(badBody["code"] == "session_closed", "closed comes before a bad body")
         let read = try await client.get("/v1/sessions/s1")
         #expect(read.status == 200)
         #expect(read["version"] == 3)

@@ -90,6 +90,7 @@ import TodayHost
         expectProblem(try await client.post("/v1/sessions/nobody/gestures", ["type": "pull"]), 404, "session_not_found")
         expectProblem(try await client.post("/v1/sessions/nobody/gestures", raw: "garbage"), 404, "session_not_found")
         expectProblem(try await client.get("/v1/sessions/nobody/timeline"), 404, "session_not_found")
+        expectProblem(try await client.get("/v1/sessions/nobody/timeline?limit=0"), 404, "session_not_found")
         expectProblem(try await client.delete("/v1/sessions/nobody"), 404, "session_not_found")
         expectProblem(try await client.get("/v2/everything"), 404, "not_found")
         let wrongMethod = try await client.send("PUT", "/v1/sessions")
@@ -105,7 +106,7 @@ import TodayHost
         try await client.create(["uid": "u1", "id": "s1"])
         for path in ["/v1/sessions?limit=0", "/v1/sessions?limit=1001", "/v1/sessions?limit=ten",
                      "/v1/sessions/s1/timeline?limit=0", "/v1/sessions/s1/timeline?after=-1",
-                     "/v1/sessions/s1/timeline?kind=gossip", "/v1/sessions?status=sleeping"] {
+                     "/v1/sessions/s1/timeline?kind=gossip", "/v1/sessions?status=sleeping", "/v1/sessions?after=abc"] {
             let reply = try await client.get(path)
             #expect(reply.status == 400, "\(path)")
             #expect(reply["code"] == "invalid_field", "\(path)")

@@ -18,6 +18,13 @@ struct QueryParameters {
         return value
     }
 
+    /// A session list cursor, as `next` gave it.
+    func listCursor() throws(APIError) -> String? {
+        guard let text = request.query("after") else { return nil }
+        guard let value = Int(text), value >= 0 else { throw .invalidField("after", "must be a cursor returned as next") }
+        return String(value)
+    }
+
     func string(_ name: String) throws(APIError) -> String? {
         guard let text = request.query(name) else { return nil }
         guard !text.isEmpty else { throw .invalidField(name, "must not be empty") }

@@ -24,10 +24,11 @@ struct SessionHandlers: Sendable {
         let uid = try query.string("uid")
         let label = try query.string("label")
         let limit = try query.limit()
+        let after = try query.listCursor()
         let page: SessionStore.SessionPage
         do {
             page = try store.list(uid: uid, label: label, closed: status.map { $0 == "closed" }, limit: limit,
-                                  after: request.query("after"))
+                                  after: after)
         } catch {
             throw APIError(error)
         }
@@ -43,6 +44,7 @@ struct SessionHandlers: Sendable {
     }
 
     func timeline(_ request: HTTPRequest, _ path: PathParameters) throws(APIError) -> HTTPResponse {
+        _ = try stored(path["id"])
         let query = QueryParameters(request: request)
         let kind = try query.oneOf("kind", TimelineEntry.Kind.allCases.map(\.rawValue))
         let after = try query.afterSeq()
@@ -83,8 +85,10 @@ struct InputHandlers: Sendable {
             do throws(APIError) {
                 input = try decode(request.body)
             } catch {
-                // A missing session is the more useful answer than a bad body.
-                do throws(StoreError) { _ = try store.session(id) } catch { throw APIError(error) }
+                // A missing or closed session is the more useful answer than a bad body.
+                let stored: StoredSession
+                do throws(StoreError) { stored = try store.session(id) } catch { throw APIError(error) }
+                if stored.session.isClosed { throw .sessionClosed }
                 throw error
             }
             do throws(StoreError) {
