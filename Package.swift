@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "TodayHost", targets: ["TodayHost"]),
         .executable(name: "todaysim", targets: ["todaysim"]),
+        .executable(name: "todaysim-bench", targets: ["todaysim-bench"]),
     ],
     targets: [
         // The simulated native host: every rule of spec/HOST-BEHAVIOR.md, no I/O.
@@ -29,6 +30,8 @@ let package = Package(
         // The HTTP API on libmicrohttpd.
         .target(name: "TodayServer", dependencies: ["TodayHost", "TodayStore", "TodayOpenAPI", "CMicroHTTPD"]),
         .executableTarget(name: "todaysim", dependencies: ["TodayServer", "TodayStore", "TodayHost"]),
+        // The storage ceiling Scripts/bench compares the service against.
+        .executableTarget(name: "todaysim-bench", dependencies: ["TodayStore", "TodayHost"]),
         .testTarget(name: "TodayHostTests", dependencies: ["TodayHost"]),
         .testTarget(name: "SystemLibrariesTests", dependencies: ["CMicroHTTPD", "CSQLite"]),
         .testTarget(name: "TodayServiceTests", dependencies: ["TodayServer", "TodayStore", "TodayHost", "TodayOpenAPI"]),

@@ -1,0 +1,112 @@
+import Foundation
+import TodayHost
+import TodayStore
+
+/// The storage ceiling of `Scripts/bench`: SQLite alone, from Swift, committing per iteration
+/// what one input commits — update one session row holding a ~2 KB state and insert three
+/// ~200-byte timeline rows, in one transaction, with the service's schema and pragmas.
+///
+///   todaysim-bench storage [--seconds 3] [--synchronous normal|full] [--db PATH]
+///
+/// Prints one line: `storage <synchronous> <transactions/s> tx/s`.
+enum StorageCeiling {
+    static func main(_ arguments: [String]) throws -> Int32 {
+        var seconds = 3.0
+        var synchronous = "NORMAL"
+        var path: String?
+        var rest = arguments[...]
+        while let flag = rest.popFirst() {
+            guard let value = rest.popFirst() else { throw BenchError.usage }
+            switch flag {
+            case "--seconds": seconds = Double(value) ?? seconds
+            case "--synchronous": synchronous = value.uppercased()
+            case "--db": path = value
+            default: throw BenchError.usage
+            }
+        }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("todaysim-ceiling-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let databasePath = path ?? directory.appendingPathComponent("ceiling.sqlite").path
+
+        // The service's own schema and pragmas, then its durability setting.
+        _ = try SessionStore(path: databasePath)
+        let database = try Database(path: databasePath)
+        try database.execute("PRAGMA journal_mode = WAL")
+        try database.execute("PRAGMA synchronous = \(synchronous)")
+        try database.execute("""
+            INSERT INTO sessions (id, uid, label, closed, clock, wall_origin_ms, next_due_ms, version, state)
+            VALUES ('ceiling', 'u1', NULL, 0, 'virtual', 0, NULL, 1, x'00')
+            """)
+        let update = try database.prepare("UPDATE sessions SET uid = ?, closed = ?, next_due_ms = ?, version = ?, state = ? WHERE ord = 1")
+        let insert = try database.prepare("INSERT INTO timeline (session, seq, kind, entry) VALUES (?, ?, ?, ?)")
+        let state = [UInt8](repeating: UInt8(ascii: "s"), count: 2048)
+        let entry = [UInt8](repeating: UInt8(ascii: "e"), count: 200)
+
+        var seq: Int64 = 0
+        var transactions = 0
+        let start = DispatchTime.now().uptimeNanoseconds
+        let end = start + UInt64(seconds * 1e9)
+        while DispatchTime.now().uptimeNanoseconds < end {
+            try database.execute("BEGIN IMMEDIATE")
+            try update.run([.text("u1"), .integer(0), .integer(5000), .integer(Int64(transactions + 2)), .blob(state)])
+            for _ in 0..<3 {
+                seq += 1
+                try insert.run([.integer(1), .integer(seq), .text("emit"), .blob(entry)])
+            }
+            try database.execute("COMMIT")
+            transactions += 1
+        }
+        let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        print("storage \(synchronous.lowercased()) \(Int(Double(transactions) / elapsed)) tx/s")
+        return 0
+    }
+}
+
+/// Where a write's CPU goes: encoding the state, building the view, serializing entries.
+///   todaysim-bench encode
+enum EncodingCosts {
+    static func main() throws -> Int32 {
+        var runner = try SessionRunner(config: SessionConfig(uid: "u1"))
+        try runner.apply(.gesture(.pull(requestId: "p1")))
+        try runner.apply(.webEvent(["type": "todayPage.refreshStarted", "schemaVersion": 1, "requestId": "w1", "presentation": "header"]))
+        try runner.apply(.lifecycle(.tabActivated(requestId: nil)))
+        let session = runner.session
+        let encoder = JSONEncoder()
+        let decoder = JSONDecoder()
+        let encoded = try encoder.encode(session)
+        let iterations = 20_000
+        func time(_ name: String, _ body: () throws -> Void) rethrows {
+            let start = DispatchTime.now().uptimeNanoseconds
+            for _ in 0..<iterations { try body() }
+            let micros = Double(DispatchTime.now().uptimeNanoseconds - start) / Double(iterations) / 1000
+            print("\(name): \(String(format: "%.1f", micros)) µs")
+        }
+        print("state JSON: \(encoded.count) bytes")
+        try time("JSONEncoder(HostSession)") { _ = try encoder.encode(session) }
+        try time("JSONDecoder(HostSession)") { _ = try decoder.decode(HostSession.self, from: encoded) }
+        time("view build+serialize") { var bytes: [UInt8] = []; session.view.write(to: &bytes) }
+        time("entries serialize") { for entry in runner.timeline.suffix(4) { _ = entry.json.serialized() } }
+        time("watchdogs") { _ = session.watchdogs }
+        return 0
+    }
+}
+
+enum BenchError: Error {
+    case usage
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+do {
+    switch arguments.first {
+    case "storage": exit(try StorageCeiling.main(Array(arguments.dropFirst())))
+    case "encode": exit(try EncodingCosts.main())
+    default: throw BenchError.usage
+    }
+} catch BenchError.usage {
+    FileHandle.standardError.write(Data("usage: todaysim-bench storage [--seconds S] [--synchronous normal|full] [--db PATH]\n".utf8))
+    exit(2)
+} catch {
+    FileHandle.standardError.write(Data("todaysim-bench: \(error)\n".utf8))
+    exit(1)
+}
