@@ -1,3 +1,11 @@
+/// How hard a commit waits for the disk. In WAL mode `NORMAL` loses nothing when the process
+/// is killed (only a power cut can drop the last commits); `FULL` also survives that, at an
+/// fsync per commit.
+public enum Durability: String, Sendable, CaseIterable {
+    case normal = "NORMAL"
+    case full = "FULL"
+}
+
 /// The database layout, versioned with `PRAGMA user_version` and migrated at start.
 enum Schema {
     static let currentVersion: Int64 = 1
@@ -38,10 +46,10 @@ enum Schema {
     ]
 
     /// Brings the database to `currentVersion`; refuses one written by a newer todaysim.
-    static func migrate(_ database: Database) throws(StoreError) {
+    static func migrate(_ database: Database, durability: Durability) throws(StoreError) {
         do {
             try database.execute("PRAGMA journal_mode = WAL")
-            try database.execute("PRAGMA synchronous = NORMAL")
+            try database.execute("PRAGMA synchronous = \(durability.rawValue)")
             try database.execute("PRAGMA foreign_keys = ON")
             var version = try database.integer("PRAGMA user_version")
             guard version <= currentVersion else { throw StoreError.newerSchema(found: version, supported: currentVersion) }

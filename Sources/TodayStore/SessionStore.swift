@@ -19,13 +19,14 @@ public final class SessionStore: @unchecked Sendable {
     }
 
     /// Opens (creating and migrating) the database at `path`, or `:memory:`.
-    public init(path: String, unixNow: @escaping @Sendable () -> Millis = SessionStore.systemUnixNow) throws(StoreError) {
+    public init(path: String, durability: Durability = .normal,
+                unixNow: @escaping @Sendable () -> Millis = SessionStore.systemUnixNow) throws(StoreError) {
         do {
             database = try Database(path: path)
         } catch {
             throw .database(error)
         }
-        try Schema.migrate(database)
+        try Schema.migrate(database, durability: durability)
         do {
             statements = try StoreStatements(database)
         } catch {

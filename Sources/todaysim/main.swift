@@ -6,7 +6,7 @@ import TodayStore
 /// `todaysim serve [--host H] [--port P] [--db PATH]`, `--help`, `--version`.
 enum CommandLineInterface {
     static let usage = """
-        usage: todaysim serve [--host 127.0.0.1] [--port 8080] [--db PATH]
+        usage: todaysim serve [--host 127.0.0.1] [--port 8080] [--db PATH] [--synchronous normal|full]
                todaysim --help | --version
 
         Serves the todaysim HTTP API. The database defaults to .todaysim/sessions.sqlite
@@ -19,6 +19,7 @@ enum CommandLineInterface {
         var database = ".todaysim/sessions.sqlite"
         var threads = 2
         var quiet = false
+        var durability = Durability.normal
     }
 
     static func main(_ arguments: [String]) -> Int32 {
@@ -51,7 +52,7 @@ enum CommandLineInterface {
                 print(usage)
                 exit(0)
             }
-            guard ["--host", "--port", "--db", "--threads"].contains(flag) else { fail("unknown flag \(flag)", usage: true) }
+            guard ["--host", "--port", "--db", "--threads", "--synchronous"].contains(flag) else { fail("unknown flag \(flag)", usage: true) }
             guard let value = rest.popFirst() else { fail("\(flag) needs a value", usage: true) }
             switch flag {
             case "--host": options.host = value
@@ -59,6 +60,11 @@ enum CommandLineInterface {
                 guard let port = Int(value), (0...65535).contains(port) else { fail("--port must be 0-65535, got \(value)", usage: false) }
                 options.port = port
             case "--db": options.database = value
+            case "--synchronous":
+                guard let durability = Durability(rawValue: value.uppercased()) else {
+                    fail("--synchronous must be normal or full, got \(value)", usage: false)
+                }
+                options.durability = durability
             case "--threads":
                 guard let threads = Int(value), (1...64).contains(threads) else { fail("--threads must be 1-64", usage: false) }
                 options.threads = threads
@@ -90,7 +96,7 @@ enum CommandLineInterface {
         }
         let store: SessionStore
         do {
-            store = try SessionStore(path: options.database)
+            store = try SessionStore(path: options.database, durability: options.durability)
         } catch {
             fail("cannot open the database \(options.database): \(error)", usage: false)
         }
