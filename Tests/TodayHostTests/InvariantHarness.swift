@@ -27,10 +27,13 @@ struct InvariantHarness {
         twin = runner
     }
 
-    /// The twin as the service would have it after storing and loading it.
+    /// The twin as the service would have it after storing and loading it: through `Codable`
+    /// and through the store's binary state form.
     static func roundTripped(_ runner: SessionRunner) throws -> SessionRunner {
-        let session = try JSONDecoder().decode(HostSession.self, from: JSONEncoder().encode(runner.session))
-        let ledger = try JSONDecoder().decode(InMemoryLedger.self, from: JSONEncoder().encode(runner.ledger))
+        let decoded = try JSONDecoder().decode(HostSession.self, from: JSONEncoder().encode(runner.session))
+        let session = try HostSession(stateBytes: decoded.stateBytes)
+        var ledger = try JSONDecoder().decode(InMemoryLedger.self, from: JSONEncoder().encode(runner.ledger))
+        ledger.apply(try ledger.records.values.map { try RequestRecord(stateBytes: $0.stateBytes) })
         return SessionRunner(restoring: session, ledger: ledger, timeline: runner.timeline)
     }
 

@@ -114,3 +114,22 @@ public struct DeepLink: Equatable, Sendable {
         }
     }
 }
+
+extension ChatAttribution: StateCodable {
+    public func encode(to writer: inout StateWriter) {
+        writer.optional(draft) { $0.string($1) }
+        writer.optional(pendingTriggerId) { $0.string($1) }
+        writer.array(attribution) { writer, parameter in
+            writer.string(parameter.name)
+            writer.string(parameter.value)
+        }
+    }
+
+    public init(from reader: inout StateReader) throws(StateDecodingError) {
+        draft = try reader.optional { reader throws(StateDecodingError) in try reader.string() }
+        pendingTriggerId = try reader.optional { reader throws(StateDecodingError) in try reader.string() }
+        attribution = try reader.array { reader throws(StateDecodingError) in
+            Parameter(name: try reader.string(), value: try reader.string())
+        }
+    }
+}

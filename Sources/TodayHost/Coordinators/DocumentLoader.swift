@@ -54,3 +54,29 @@ public struct DocumentLoader: Codable, Equatable, Sendable {
 
     mutating func terminated() { state = .terminated }
 }
+
+extension DocumentLoader: StateCodable {
+    public func encode(to writer: inout StateWriter) {
+        writer.int(loadId)
+        writer.string(url)
+        writer.optional(requestId) { $0.string($1) }
+        writer.bool(awaitingResult)
+        writer.raw(state)
+        writer.raw(cause)
+        writer.bool(renderedBatch)
+        writer.bool(contentVisible)
+        writer.value(overlay)
+    }
+
+    public init(from reader: inout StateReader) throws(StateDecodingError) {
+        loadId = try reader.int()
+        url = try reader.string()
+        requestId = try reader.optional { reader throws(StateDecodingError) in try reader.string() }
+        awaitingResult = try reader.bool()
+        state = try reader.raw()
+        cause = try reader.raw()
+        renderedBatch = try reader.bool()
+        contentVisible = try reader.bool()
+        overlay = try reader.value()
+    }
+}

@@ -45,3 +45,20 @@ public struct ForegroundTracker: Codable, Equatable, Sendable {
         }
     }
 }
+
+extension ForegroundTracker: StateCodable {
+    public func encode(to writer: inout StateWriter) {
+        switch state {
+        case .foreground: writer.int(0)
+        case let .background(sinceMs): writer.int(1); writer.int(sinceMs)
+        }
+    }
+
+    public init(from reader: inout StateReader) throws(StateDecodingError) {
+        switch try reader.int() {
+        case 0: state = .foreground
+        case 1: state = .background(sinceMs: try reader.int64())
+        default: throw reader.error("unknown app state")
+        }
+    }
+}

@@ -102,3 +102,24 @@ public struct HeaderRenderer: Codable, Equatable, Sendable {
         return [.header(from: from, to: .hidden, requestId: requestId)]
     }
 }
+
+extension HeaderRenderer: StateCodable {
+    public func encode(to writer: inout StateWriter) {
+        switch state {
+        case .hidden: writer.int(0)
+        case let .refreshing(requestId, watchdog): writer.int(1); writer.string(requestId); writer.value(watchdog)
+        case let .updated(requestId, hide): writer.int(2); writer.string(requestId); writer.value(hide)
+        case let .failed(requestId, hide): writer.int(3); writer.string(requestId); writer.value(hide)
+        }
+    }
+
+    public init(from reader: inout StateReader) throws(StateDecodingError) {
+        switch try reader.int() {
+        case 0: state = .hidden
+        case 1: state = .refreshing(requestId: try reader.string(), watchdog: try reader.value())
+        case 2: state = .updated(requestId: try reader.string(), hide: try reader.value())
+        case 3: state = .failed(requestId: try reader.string(), hide: try reader.value())
+        default: throw reader.error("unknown header state")
+        }
+    }
+}

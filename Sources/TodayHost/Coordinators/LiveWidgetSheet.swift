@@ -31,3 +31,9 @@ public struct LiveWidgetSheet: Codable, Equatable, Sendable {
         }
     }
 }
+
+extension LiveWidgetSheet: StateCodable {
+    public func encode(to writer: inout StateWriter) { writer.raw(state) }
+
+    public init(from reader: inout StateReader) throws(StateDecodingError) { state = try reader.raw() }
+}

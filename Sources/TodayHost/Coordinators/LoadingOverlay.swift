@@ -35,3 +35,15 @@ public struct LoadingOverlay: Codable, Equatable, Sendable {
         return from == next ? [] : [.overlay(from: from, to: next)]
     }
 }
+
+extension LoadingOverlay: StateCodable {
+    public func encode(to writer: inout StateWriter) {
+        writer.raw(state)
+        writer.bool(releasedByWeb)
+    }
+
+    public init(from reader: inout StateReader) throws(StateDecodingError) {
+        state = try reader.raw()
+        releasedByWeb = try reader.bool()
+    }
+}

@@ -12,3 +12,13 @@ public struct ManualRefreshWindow: Codable, Equatable, Sendable {
         return now.ms - lastGestureAtMs <= windowMs
     }
 }
+
+extension ManualRefreshWindow: StateCodable {
+    public func encode(to writer: inout StateWriter) {
+        writer.optional(lastGestureAtMs) { $0.int($1) }
+    }
+
+    public init(from reader: inout StateReader) throws(StateDecodingError) {
+        lastGestureAtMs = try reader.optional { reader throws(StateDecodingError) in try reader.int64() }
+    }
+}

@@ -43,3 +43,27 @@ public struct NativeDialog: Codable, Equatable, Sendable {
         return .resolved(callId: dialog.callId, value: ["type": "dismissed"])
     }
 }
+
+extension NativeDialog: StateCodable {
+    public func encode(to writer: inout StateWriter) {
+        writer.optional(open) { writer, open in
+            writer.string(open.callId)
+            writer.string(open.title)
+            writer.array(open.actions) { writer, action in
+                writer.string(action.actionId)
+                writer.string(action.title)
+                writer.optional(action.role) { $0.string($1) }
+            }
+        }
+    }
+
+    public init(from reader: inout StateReader) throws(StateDecodingError) {
+        open = try reader.optional { reader throws(StateDecodingError) in
+            Open(callId: try reader.string(), title: try reader.string(),
+                 actions: try reader.array { reader throws(StateDecodingError) in
+                     BridgeEvent.DialogAction(actionId: try reader.string(), title: try reader.string(),
+                                              role: try reader.optional { reader throws(StateDecodingError) in try reader.string() })
+                 })
+        }
+    }
+}

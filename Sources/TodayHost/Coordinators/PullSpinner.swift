@@ -79,3 +79,22 @@ public struct PullSpinner: Codable, Equatable, Sendable {
         }
     }
 }
+
+extension PullSpinner: StateCodable {
+    public func encode(to writer: inout StateWriter) {
+        switch state {
+        case .idle: writer.int(0)
+        case let .refreshing(requestId, watchdog): writer.int(1); writer.string(requestId); writer.value(watchdog)
+        }
+        writer.optional(lastOutcome) { $0.raw($1) }
+    }
+
+    public init(from reader: inout StateReader) throws(StateDecodingError) {
+        switch try reader.int() {
+        case 0: state = .idle
+        case 1: state = .refreshing(requestId: try reader.string(), watchdog: try reader.value())
+        default: throw reader.error("unknown pull state")
+        }
+        lastOutcome = try reader.optional { reader throws(StateDecodingError) in try reader.raw() }
+    }
+}

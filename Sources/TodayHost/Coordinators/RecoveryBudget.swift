@@ -13,3 +13,9 @@ public struct RecoveryBudget: Codable, Equatable, Sendable {
         return armed
     }
 }
+
+extension RecoveryBudget: StateCodable {
+    public func encode(to writer: inout StateWriter) { writer.bool(armed) }
+
+    public init(from reader: inout StateReader) throws(StateDecodingError) { armed = try reader.bool() }
+}

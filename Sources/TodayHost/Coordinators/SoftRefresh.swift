@@ -53,3 +53,23 @@ public struct SoftRefresh: Codable, Equatable, Sendable {
         return pending
     }
 }
+
+extension SoftRefresh: StateCodable {
+    public func encode(to writer: inout StateWriter) {
+        writer.array(pending) { writer, request in
+            writer.string(request.requestId)
+            writer.optional(request.reason) { $0.raw($1) }
+            writer.int(request.requestedAtMs)
+        }
+        writer.optional(deadline) { $0.value($1) }
+    }
+
+    public init(from reader: inout StateReader) throws(StateDecodingError) {
+        pending = try reader.array { reader throws(StateDecodingError) in
+            PendingRequest(requestId: try reader.string(),
+                           reason: try reader.optional { reader throws(StateDecodingError) in try reader.raw() },
+                           requestedAtMs: try reader.int64())
+        }
+        deadline = try reader.optional { reader throws(StateDecodingError) in try reader.value() }
+    }
+}

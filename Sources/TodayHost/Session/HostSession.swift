@@ -163,3 +163,55 @@ struct StepLog {
     var ledger: LedgerOverlay
     var entries: [TimelineEntry] = []
 }
+
+extension HostSession: StateCodable {
+    public func encode(to writer: inout StateWriter) {
+        writer.string(id)
+        writer.value(config)
+        writer.string(uid)
+        writer.bool(isClosed)
+        writer.int(version)
+        writer.int(nowMs)
+        writer.int(lastSeq)
+        writer.int(step)
+        writer.int(requestCounter)
+        writer.int(violationCount)
+        writer.array(injectedCapabilities) { $0.string($1) }
+        writer.value(app)
+        writer.value(document)
+        writer.value(header)
+        writer.value(pull)
+        writer.value(manualWindow)
+        writer.value(refresh)
+        writer.value(recovery)
+        writer.value(chat)
+        writer.value(liveWidgetSheet)
+        writer.value(dialog)
+        writer.int(dialogCounter)
+    }
+
+    public init(from reader: inout StateReader) throws(StateDecodingError) {
+        id = try reader.string()
+        config = try reader.value()
+        uid = try reader.string()
+        isClosed = try reader.bool()
+        version = try reader.int()
+        nowMs = try reader.int64()
+        lastSeq = try reader.int()
+        step = try reader.int()
+        requestCounter = try reader.int()
+        violationCount = try reader.int()
+        injectedCapabilities = try reader.array { reader throws(StateDecodingError) in try reader.string() }
+        app = try reader.value()
+        document = try reader.value()
+        header = try reader.value()
+        pull = try reader.value()
+        manualWindow = try reader.value()
+        refresh = try reader.value()
+        recovery = try reader.value()
+        chat = try reader.value()
+        liveWidgetSheet = try reader.value()
+        dialog = try reader.value()
+        dialogCounter = try reader.int()
+    }
+}

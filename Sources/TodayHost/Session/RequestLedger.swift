@@ -77,3 +77,28 @@ struct LedgerOverlay {
 
     var changedRecords: [RequestRecord] { order.compactMap { writes[$0] } }
 }
+
+extension RequestRecord: StateCodable {
+    public func encode(to writer: inout StateWriter) {
+        writer.string(requestId)
+        writer.raw(role)
+        writer.optional(reason) { $0.raw($1) }
+        writer.optional(cause) { $0.raw($1) }
+        writer.optional(loadId) { $0.int($1) }
+        writer.int(requestedAtMs)
+        writer.int(resultCount)
+        writer.optional(outcome) { $0.raw($1) }
+        writer.optional(settledAtMs) { $0.int($1) }
+    }
+
+    public init(from reader: inout StateReader) throws(StateDecodingError) {
+        self.init(requestId: try reader.string(), role: try reader.raw(),
+                  reason: try reader.optional { reader throws(StateDecodingError) in try reader.raw() },
+                  cause: try reader.optional { reader throws(StateDecodingError) in try reader.raw() },
+                  loadId: try reader.optional { reader throws(StateDecodingError) in try reader.int() },
+                  requestedAtMs: try reader.int64())
+        resultCount = try reader.int()
+        outcome = try reader.optional { reader throws(StateDecodingError) in try reader.raw() }
+        settledAtMs = try reader.optional { reader throws(StateDecodingError) in try reader.int64() }
+    }
+}

@@ -112,3 +112,37 @@ public enum InputError: Error, Equatable, Sendable {
     /// `409 clock_not_virtual`.
     case clockNotVirtual
 }
+
+extension SessionConfig: StateCodable {
+    public func encode(to writer: inout StateWriter) {
+        writer.string(uid)
+        writer.optional(label) { $0.string($1) }
+        writer.string(language)
+        writer.raw(platform)
+        writer.string(route)
+        writer.raw(loadingGate)
+        writer.optional(capabilities) { writer, list in writer.array(list) { $0.string($1) } }
+        writer.raw(clock)
+        for (_, value) in timing.fields { writer.int(value) }
+        for value in [analytics.did, analytics.sid, analytics.client_plat, analytics.ctx] {
+            writer.optional(value) { $0.string($1) }
+        }
+    }
+
+    public init(from reader: inout StateReader) throws(StateDecodingError) {
+        self.init(uid: try reader.string())
+        label = try reader.optional { reader throws(StateDecodingError) in try reader.string() }
+        language = try reader.string()
+        platform = try reader.raw()
+        route = try reader.string()
+        loadingGate = try reader.raw()
+        capabilities = try reader.optional { reader throws(StateDecodingError) in
+            try reader.array { reader throws(StateDecodingError) in try reader.string() }
+        }
+        clock = try reader.raw()
+        for (_, keyPath) in Timing.fieldKeyPaths { timing[keyPath: keyPath] = try reader.int64() }
+        var base: [String?] = []
+        for _ in 0..<4 { base.append(try reader.optional { reader throws(StateDecodingError) in try reader.string() }) }
+        analytics = AnalyticsBase(did: base[0], sid: base[1], client_plat: base[2], ctx: base[3])
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+import Testing
+@testable import TodayHost
+
+/// The store's binary state form loses nothing and refuses what it did not write.
+@Suite struct StateCodingTests {
+    /// A session with every coordinator away from its defaults.
+    static func busySession() throws -> SessionRunner {
+        var runner = SessionRunner.make {
+            $0.route = "/embed/feeds/v1/edit"
+            $0.capabilities = ["today_page_revalidate_feedback.v1", "native_dialog.v1", "live_widget_creation.v1"]
+            $0.label = "suite-7"
+            $0.language = "zh-Hant"
+            $0.platform = .android
+            $0.loadingGate = .render
+            $0.timing.headerSettleMs = 750
+            $0.analytics = AnalyticsBase(did: "d", sid: nil, client_plat: "android-14", ctx: "c")
+        }
+        try runner.apply(.gesture(.pull(requestId: "p1")))
+        try runner.apply(.lifecycle(.tabActivated(requestId: "t1")))
+        try runner.apply(Web.started("w1"))
+        try runner.apply(Web.result("w1"))
+        try runner.apply(.webEvent(["type": "webView.navigationAction",
+                                    "url": "today://chat/send?text=hi%20there&msg_trigger_ele_id=wgt_1&today_source=p"]))
+        try runner.apply(.webEvent(["type": "nativeDialog.present", "title": "Delete?",
+                                    "actions": [["actionId": "delete", "title": "Delete", "role": "destructive"],
+                                                ["actionId": "cancel", "title": "Cancel"]]]))
+        try runner.apply(.webEvent(["type": "liveWidgetCreation.present"]))
+        try runner.apply(Web.firstBatch())
+        try runner.apply(.lifecycle(.background))
+        try runner.advance(by: 300)
+        return runner
+    }
+
+    @Test func aBusySessionRoundTripsExactly() throws {
+        let runner = try Self.busySession()
+        let bytes = runner.session.stateBytes
+        #expect(bytes.first == StateFormat.version)
+        let decoded = try HostSession(stateBytes: bytes)
+        #expect(decoded == runner.session)
+        #expect(decoded.view == runner.session.view)
+        for record in runner.ledger.records.values {
+            #expect(try RequestRecord(stateBytes: record.stateBytes) == record)
+        }
+    }
+
+    @Test func itIsMuchSmallerThanJSON() throws {
+        let session = try Self.busySession().session
+        let json = try JSONEncoder().encode(session)
+        #expect(session.stateBytes.count * 2 < json.count, "\(session.stateBytes.count) vs \(json.count) bytes")
+    }
+
+    @Test func truncatedOrForeignBytesAreRefused() throws {
+        let bytes = try Self.busySession().session.stateBytes
+        for cut in [1, bytes.count / 2, bytes.count - 1] {
+            #expect(throws: StateDecodingError.self) { try HostSession(stateBytes: Array(bytes.prefix(cut))) }
+        }
+        #expect(throws: StateDecodingError.self) { try HostSession(stateBytes: bytes + [0]) }
+        #expect(throws: StateDecodingError.self) { try HostSession(stateBytes: Array("{\"id\":1}".utf8)) }
+    }
+}
