@@ -32,7 +32,7 @@ class Server:
         self.db = os.path.join(workdir, f"bench-{synchronous}-{self.port}.sqlite")
         self.process = subprocess.Popen(
             [os.path.join(BIN_DIR, "todaysim"), "serve", "--host", "127.0.0.1", "--port", str(self.port),
-             "--db", self.db, "--quiet", "--synchronous", synchronous],
+             "--db", self.db, "--synchronous", synchronous],
             stderr=subprocess.DEVNULL)
         deadline = time.time() + 10
         while time.time() < deadline:

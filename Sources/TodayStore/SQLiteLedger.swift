@@ -17,7 +17,8 @@ final class SQLiteLedger: RequestLedger {
         do {
             let blobs = try select.rows([.integer(session), .text(requestId)]) { $0.blob(0) }
             guard let blob = blobs.first else { return nil }
-            return try JSONDecoder().decode(RequestRecord.self, from: Data(blob))
+            if blob.first == UInt8(ascii: "{") { return try JSONDecoder().decode(RequestRecord.self, from: Data(blob)) }
+            return try RequestRecord(stateBytes: blob)
         } catch let error as SQLiteError {
             failure = .database(error)
         } catch {

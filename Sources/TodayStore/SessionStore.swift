@@ -2,24 +2,28 @@ import Foundation
 import TodayHost
 
 /// Sessions, their timelines and request ledgers in one SQLite database. Every accepted input
-/// is one transaction that loads the session, applies the input, and writes the new state with
-/// all of its timeline entries and ledger records before returning. One lock serializes the
-/// connection, and so every input to a session.
+/// is one transaction that applies the input to the session and writes the new state with all
+/// of its timeline entries and ledger records; it commits before the answer is made. One
+/// writer lock serializes the write connection, and so every input to a session. Reads of
+/// timelines and lists use a second connection (WAL lets it read beside the writer); views
+/// come from a cache of committed sessions.
 public final class SessionStore: @unchecked Sendable {
-    private let lock = NSLock()
-    // Guarded by `lock`.
+    private let writeLock = NSLock()
+    // Guarded by `writeLock`.
     private let database: Database
     private let statements: StoreStatements
+    private let readLock = NSLock()
+    // Guarded by `readLock`; `nil` for `:memory:` (a second connection would see another database).
+    private let readStatements: StoreStatements?
+    private let cache: SessionCache
     private let unixNow: @Sendable () -> Millis
-    private let encoder = JSONEncoder()
-    private let decoder = JSONDecoder()
 
     public static let systemUnixNow: @Sendable () -> Millis = {
         Millis((Date().timeIntervalSince1970 * 1000).rounded(.down))
     }
 
     /// Opens (creating and migrating) the database at `path`, or `:memory:`.
-    public init(path: String, durability: Durability = .normal,
+    public init(path: String, durability: Durability = .normal, cacheCapacity: Int = 4096,
                 unixNow: @escaping @Sendable () -> Millis = SessionStore.systemUnixNow) throws(StoreError) {
         do {
             database = try Database(path: path)
@@ -29,72 +33,73 @@ public final class SessionStore: @unchecked Sendable {
         try Schema.migrate(database, durability: durability)
         do {
             statements = try StoreStatements(database)
+            readStatements = path == ":memory:" ? nil : try StoreStatements(try Database(path: path))
         } catch {
             throw .database(error)
         }
+        cache = SessionCache(capacity: cacheCapacity)
         self.unixNow = unixNow
-        encoder.outputFormatting = [.sortedKeys]
     }
 
-    private func locked<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body()
+    /// What one write committed: the engine's answer, the session after it, and each new
+    /// timeline entry's JSON exactly as stored.
+    public struct Write: Sendable {
+        public var applied: Applied
+        public var stored: StoredSession
+        public var entries: [[UInt8]]
     }
 
     // MARK: Writes
 
     /// Creates a session (H1): `id` is the caller's or a new UUID.
-    public func create(id: String?, config: SessionConfig) throws(StoreError) -> (Applied, StoredSession) {
-        try locked { () throws(StoreError) in
-            let sessionId = id ?? UUID().uuidString.lowercased()
-            let created: (HostSession, Applied)
-            do throws(InputError) {
-                created = try HostSession.create(id: sessionId, config: config)
-            } catch {
-                throw .input(error)
-            }
-            return try writing { () throws(StoreError) in
-                guard try statements.sessionRow(id: sessionId) == nil else { throw StoreError.sessionExists(sessionId) }
-                let (session, applied) = created
-                let origin = unixNow()
-                try run(statements.insertSession, [
-                    .text(sessionId), .text(session.uid), .text(session.config.label), .integer(0),
-                    .text(session.config.clock.rawValue), .integer(origin), nextDue(session), .integer(session.version),
-                    .blob(try encode(session)),
-                ])
-                let stored = StoredSession(session: session, wallOriginMs: origin, ord: try statements.lastOrd())
-                try append(applied.entries, ord: stored.ord)
-                return (applied, stored)
-            }
+    public func create(id: String?, config: SessionConfig) throws(StoreError) -> Write {
+        let sessionId = id ?? UUID().uuidString.lowercased()
+        let created: (HostSession, Applied)
+        do throws(InputError) {
+            created = try HostSession.create(id: sessionId, config: config)
+        } catch {
+            throw .input(error)
+        }
+        return try writing { () throws(StoreError) in
+            guard try statements.sessionRow(id: sessionId) == nil else { throw StoreError.sessionExists(sessionId) }
+            let (session, applied) = created
+            let origin = unixNow()
+            try run(statements.insertSession, [
+                .text(sessionId), .text(session.uid), .text(session.config.label), .integer(0),
+                .text(session.config.clock.rawValue), .integer(origin), nextDue(session), .integer(session.version),
+                .blob(session.stateBytes),
+            ])
+            let stored = StoredSession(session: session, wallOriginMs: origin, ord: try statements.lastOrd())
+            let entries = try append(applied.entries, ord: stored.ord)
+            return (Write(applied: applied, stored: stored, entries: entries), stored)
         }
     }
 
     /// Applies one input to session `id` and commits it with everything it wrote. A `wall`
     /// session first catches up with the real clock, in the same transaction.
-    public func apply(_ input: Input, to id: String) throws(StoreError) -> (Applied, StoredSession) {
-        try locked { () throws(StoreError) in
-            try writing { () throws(StoreError) in
-                var stored = try load(id)
-                let ledger = SQLiteLedger(select: statements.selectRecord, session: stored.ord)
-                var entries: [TimelineEntry] = []
-                if stored.isWall, let caught = stored.session.catchUp(toWallClock: stored.wallNowMs(unixNowMs: unixNow()), ledger: ledger) {
-                    try saveRecords(caught.ledgerWrites, ord: stored.ord)
-                    entries += caught.entries
-                }
-                var applied: Applied
-                do throws(InputError) {
-                    applied = try stored.session.apply(input, ledger: ledger)
-                } catch {
-                    throw .input(error)
-                }
-                if let failure = ledger.failure { throw failure }
-                try saveRecords(applied.ledgerWrites, ord: stored.ord)
-                try save(stored)
-                try append(entries + applied.entries, ord: stored.ord)
-                applied.entries = entries + applied.entries
-                return (applied, stored)
+    public func apply(_ input: Input, to id: String) throws(StoreError) -> Write {
+        try writing { () throws(StoreError) in
+            var stored = try current(id)
+            let ledger = SQLiteLedger(select: statements.selectRecord, session: stored.ord)
+            var entries: [TimelineEntry] = []
+            var records: [RequestRecord] = []
+            if stored.isWall, let caught = stored.session.catchUp(toWallClock: stored.wallNowMs(unixNowMs: unixNow()), ledger: ledger) {
+                try saveRecords(caught.ledgerWrites, ord: stored.ord)
+                entries = caught.entries
             }
+            var applied: Applied
+            do throws(InputError) {
+                applied = try stored.session.apply(input, ledger: ledger)
+            } catch {
+                throw .input(error)
+            }
+            if let failure = ledger.failure { throw failure }
+            records = applied.ledgerWrites
+            try saveRecords(records, ord: stored.ord)
+            try save(stored)
+            applied.entries = entries + applied.entries
+            let bytes = try append(applied.entries, ord: stored.ord)
+            return (Write(applied: applied, stored: stored, entries: bytes), stored)
         }
     }
 
@@ -102,32 +107,53 @@ public final class SessionStore: @unchecked Sendable {
     /// own transaction. Returns the ids of the sessions that changed.
     @discardableResult
     public func fireDueWallTimers() throws(StoreError) -> [String] {
-        try locked { () throws(StoreError) in
-            let now = unixNow()
-            let due = try readRows { () throws(SQLiteError) in try statements.dueWallSessions.rows([.integer(now)]) { $0.text(0)! } }
-            for id in due {
-                _ = try writing { () throws(StoreError) in try catchUp(try load(id), persist: true) }
-            }
-            return due
+        writeLock.lock()
+        let due: [String]
+        do {
+            due = try statements.dueWallSessions.rows([.integer(unixNow())]) { $0.text(0)! }
+        } catch {
+            writeLock.unlock()
+            throw .database(error)
         }
+        writeLock.unlock()
+        for id in due { _ = try catchUp(id) }
+        return due
     }
 
     /// Unix time (ms) of the earliest pending timer among `wall` sessions.
     public func nextWallDueUnixMs() throws(StoreError) -> Millis? {
-        try locked { () throws(StoreError) in
-            try readRows { () throws(SQLiteError) in try statements.nextWallDue.rows { $0.int64(0) } }.first
-        }
+        writeLock.lock()
+        defer { writeLock.unlock() }
+        return try reading { () throws(SQLiteError) in try statements.nextWallDue.rows { $0.int64(0) } }.first
     }
 
     // MARK: Reads
 
     /// The session `id`; a `wall` session caught up with the real clock first.
     public func session(_ id: String) throws(StoreError) -> StoredSession {
-        try locked { () throws(StoreError) in
-            let stored = try load(id)
-            guard stored.isWall else { return stored }
-            return try writing { () throws(StoreError) in try catchUp(stored, persist: true) }
+        if let stored = cache.stored(id), !stored.isWall { return stored }
+        return try catchUp(id)
+    }
+
+    /// The session view's JSON bytes, from the cache when the session has not changed.
+    public func viewBytes(_ id: String) throws(StoreError) -> [UInt8] {
+        if let (view, stored) = cache.view(id), !stored.isWall {
+            if let view { return view }
+            let bytes = stored.viewBytes
+            cache.remember(view: bytes, of: id, version: stored.session.version)
+            return bytes
         }
+        let stored = try session(id)
+        let bytes = stored.viewBytes
+        if !stored.isWall { cache.remember(view: bytes, of: id, version: stored.session.version) }
+        return bytes
+    }
+
+    /// The view after a write, encoded once and kept for the reads that follow.
+    public func viewBytes(after write: Write) -> [UInt8] {
+        let bytes = write.stored.viewBytes
+        if !write.stored.isWall { cache.remember(view: bytes, of: write.stored.id, version: write.stored.session.version) }
+        return bytes
     }
 
     public struct SessionPage: Sendable {
@@ -139,23 +165,22 @@ public final class SessionStore: @unchecked Sendable {
     /// Sessions oldest first, filtered by `uid`, `label` and closed-ness.
     public func list(uid: String?, label: String?, closed: Bool?, limit: Int, after cursor: String?) throws(StoreError) -> SessionPage {
         let afterOrd = cursor.flatMap { Int64($0) } ?? 0
-        return try locked { () throws(StoreError) in
-            let rows = try readRows { () throws(SQLiteError) in
-                try statements.listSessions.rows([
-                    .integer(afterOrd), .text(uid), .text(uid), .text(label), .text(label),
-                    closed.map { .integer($0 ? 1 : 0) } ?? .null, closed.map { .integer($0 ? 1 : 0) } ?? .null,
-                    .integer(limit + 1),
-                ]) { ($0.int64(0), $0.int64(1), $0.blob(2)) }
-            }
-            var sessions: [StoredSession] = []
-            for (ord, origin, blob) in rows.prefix(limit) {
-                var stored = StoredSession(session: try decode(blob), wallOriginMs: origin, ord: ord)
-                if stored.isWall { _ = stored.session.catchUp(toWallClock: stored.wallNowMs(unixNowMs: unixNow()), ledger: NoLedger()) }
-                sessions.append(stored)
-            }
-            let next = rows.count > limit ? sessions.last.map { String($0.ord) } : nil
-            return SessionPage(sessions: sessions, next: next)
+        let closedValue: SQLiteValue = closed.map { .integer($0 ? 1 : 0) } ?? .null
+        let rows = try readingRows { statements throws(SQLiteError) in
+            try statements.listSessions.rows([
+                .integer(afterOrd), .text(uid), .text(uid), .text(label), .text(label), closedValue, closedValue,
+                .integer(limit + 1),
+            ]) { ($0.int64(0), $0.int64(1), $0.blob(2)) }
         }
+        var sessions: [StoredSession] = []
+        for (ord, origin, blob) in rows.prefix(limit) {
+            var stored = StoredSession(session: try StoredSession.decode(blob), wallOriginMs: origin, ord: ord)
+            if let cached = cache.stored(stored.id), cached.session.version >= stored.session.version { stored = cached }
+            if stored.isWall { _ = stored.session.catchUp(toWallClock: stored.wallNowMs(unixNowMs: unixNow()), ledger: NoLedger()) }
+            sessions.append(stored)
+        }
+        let next = rows.count > limit ? sessions.last.map { String($0.ord) } : nil
+        return SessionPage(sessions: sessions, next: next)
     }
 
     public struct TimelinePage: Sendable {
@@ -167,62 +192,70 @@ public final class SessionStore: @unchecked Sendable {
 
     /// Entries after `seq`, oldest first, optionally of one kind.
     public func timeline(_ id: String, after seq: Int, limit: Int, kind: String?) throws(StoreError) -> TimelinePage {
-        try locked { () throws(StoreError) in
-            let stored = try load(id)
-            let rows = try readRows { () throws(SQLiteError) in
-                let statement = kind == nil ? statements.timelinePage : statements.timelinePageOfKind
-                var values: [SQLiteValue] = [.integer(stored.ord), .integer(seq)]
-                if let kind { values.append(.text(kind)) }
-                values.append(.integer(limit + 1))
-                return try statement.rows(values) { ($0.int(0), $0.blob(1)) }
-            }
-            let page = rows.prefix(limit)
-            return TimelinePage(entries: page.map(\.1), next: page.last?.0 ?? seq, more: rows.count > limit)
+        let ord = try session(id).ord
+        let rows = try readingRows { statements throws(SQLiteError) in
+            let statement = kind == nil ? statements.timelinePage : statements.timelinePageOfKind
+            var values: [SQLiteValue] = [.integer(ord), .integer(seq)]
+            if let kind { values.append(.text(kind)) }
+            values.append(.integer(limit + 1))
+            return try statement.rows(values) { ($0.int(0), $0.blob(1)) }
         }
+        let page = rows.prefix(limit)
+        return TimelinePage(entries: page.map(\.1), next: page.last?.0 ?? seq, more: rows.count > limit)
     }
 
-    // MARK: Inside the lock
+    // MARK: Inside the write lock
 
-    private func load(_ id: String) throws(StoreError) -> StoredSession {
+    /// The committed session: cached, or loaded from its row.
+    private func current(_ id: String) throws(StoreError) -> StoredSession {
+        if let stored = cache.stored(id) { return stored }
         guard let row = try statements.sessionRow(id: id) else { throw .sessionNotFound(id) }
-        return StoredSession(session: try decode(row.state), wallOriginMs: row.wallOriginMs, ord: row.ord)
+        let stored = StoredSession(session: try StoredSession.decode(row.state), wallOriginMs: row.wallOriginMs, ord: row.ord)
+        cache.put(stored)
+        return stored
     }
 
-    private func catchUp(_ stored: StoredSession, persist: Bool) throws(StoreError) -> StoredSession {
-        var stored = stored
-        let ledger = SQLiteLedger(select: statements.selectRecord, session: stored.ord)
-        guard let caught = stored.session.catchUp(toWallClock: stored.wallNowMs(unixNowMs: unixNow()), ledger: ledger) else {
-            return stored
+    /// A `wall` session brought to the real clock; what fired is committed.
+    private func catchUp(_ id: String) throws(StoreError) -> StoredSession {
+        try writing { () throws(StoreError) in
+            var stored = try current(id)
+            guard stored.isWall else { return (stored, nil) }
+            let ledger = SQLiteLedger(select: statements.selectRecord, session: stored.ord)
+            guard let caught = stored.session.catchUp(toWallClock: stored.wallNowMs(unixNowMs: unixNow()), ledger: ledger),
+                  !caught.entries.isEmpty
+            else { return (stored, nil) }
+            if let failure = ledger.failure { throw failure }
+            try saveRecords(caught.ledgerWrites, ord: stored.ord)
+            try save(stored)
+            _ = try append(caught.entries, ord: stored.ord)
+            return (stored, stored)
         }
-        if let failure = ledger.failure { throw failure }
-        guard persist, !caught.entries.isEmpty else { return stored }
-        try saveRecords(caught.ledgerWrites, ord: stored.ord)
-        try save(stored)
-        try append(caught.entries, ord: stored.ord)
-        return stored
     }
 
     private func save(_ stored: StoredSession) throws(StoreError) {
         let session = stored.session
         try run(statements.updateSession, [
             .text(session.uid), .integer(session.isClosed ? 1 : 0), nextDue(session), .integer(session.version),
-            .blob(try encode(session)), .integer(stored.ord),
+            .blob(session.stateBytes), .integer(stored.ord),
         ])
     }
 
-    private func append(_ entries: [TimelineEntry], ord: Int64) throws(StoreError) {
+    /// Stores the entries; returns each one's JSON as stored, for the answer.
+    private func append(_ entries: [TimelineEntry], ord: Int64) throws(StoreError) -> [[UInt8]] {
+        var encoded: [[UInt8]] = []
+        encoded.reserveCapacity(entries.count)
         for entry in entries {
-            try run(statements.insertEntry, [
-                .integer(ord), .integer(entry.seq), .text(entry.kind.rawValue), .blob(Array(entry.json.serialized().utf8)),
-            ])
+            var bytes: [UInt8] = []
+            entry.json.write(to: &bytes)
+            try run(statements.insertEntry, [.integer(ord), .integer(entry.seq), .text(entry.kind.rawValue), .blob(bytes)])
+            encoded.append(bytes)
         }
+        return encoded
     }
 
     private func saveRecords(_ records: [RequestRecord], ord: Int64) throws(StoreError) {
         for record in records {
-            let blob: Data
-            do { blob = try encoder.encode(record) } catch { throw .corrupt("request \(record.requestId): \(error)") }
-            try run(statements.upsertRecord, [.integer(ord), .text(record.requestId), .blob(Array(blob))])
+            try run(statements.upsertRecord, [.integer(ord), .text(record.requestId), .blob(record.stateBytes)])
         }
     }
 
@@ -231,28 +264,37 @@ public final class SessionStore: @unchecked Sendable {
         return .integer(next.dueAtMs)
     }
 
-    private func encode(_ session: HostSession) throws(StoreError) -> [UInt8] {
-        do { return Array(try encoder.encode(session)) } catch { throw .corrupt("session \(session.id): \(error)") }
-    }
-
-    private func decode(_ blob: [UInt8]) throws(StoreError) -> HostSession {
-        do { return try decoder.decode(HostSession.self, from: Data(blob)) } catch { throw .corrupt("session state: \(error)") }
-    }
-
     private func run(_ statement: Statement, _ values: [SQLiteValue]) throws(StoreError) {
         do { try statement.run(values) } catch { throw .database(error) }
     }
 
-    private func readRows<T>(_ body: () throws(SQLiteError) -> T) throws(StoreError) -> T {
+    private func reading<T>(_ body: () throws(SQLiteError) -> T) throws(StoreError) -> T {
         do { return try body() } catch { throw .database(error) }
     }
 
-    /// `BEGIN IMMEDIATE … COMMIT` around `body`; any error rolls everything back.
-    private func writing<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+    /// Runs a read on the read connection (or, in memory, on the writer's).
+    private func readingRows<T>(_ body: (StoreStatements) throws(SQLiteError) -> T) throws(StoreError) -> T {
+        if let readStatements {
+            readLock.lock()
+            defer { readLock.unlock() }
+            return try reading { () throws(SQLiteError) in try body(readStatements) }
+        }
+        writeLock.lock()
+        defer { writeLock.unlock() }
+        return try reading { () throws(SQLiteError) in try body(statements) }
+    }
+
+    /// Under the write lock: `BEGIN IMMEDIATE … COMMIT` around `body`, which returns its result
+    /// and the session to cache once committed. Any error rolls everything back and leaves the
+    /// cache as it was.
+    private func writing<T>(_ body: () throws(StoreError) -> (T, StoredSession?)) throws(StoreError) -> T {
+        writeLock.lock()
+        defer { writeLock.unlock() }
         do { try database.execute("BEGIN IMMEDIATE") } catch { throw .database(error) }
         do throws(StoreError) {
-            let result = try body()
+            let (result, changed) = try body()
             do { try database.execute("COMMIT") } catch { throw StoreError.database(error) }
+            if let changed { cache.put(changed) }
             return result
         } catch {
             try? database.execute("ROLLBACK")

@@ -1,3 +1,4 @@
+import Foundation
 import TodayHost
 
 /// A session as the store holds it: the engine's state plus where its wall clock started.
@@ -14,5 +15,25 @@ public struct StoredSession: Sendable {
     /// The session clock a `wall` session shows at Unix time `unixNowMs` (never going back).
     public func wallNowMs(unixNowMs: Millis) -> Millis {
         max(session.nowMs, unixNowMs - wallOriginMs)
+    }
+}
+
+extension StoredSession {
+    /// The session view's JSON.
+    public var viewBytes: [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(2048)
+        session.view.write(to: &bytes)
+        return bytes
+    }
+
+    /// A stored state: the binary form, or JSON as the first schema wrote it.
+    static func decode(_ blob: [UInt8]) throws(StoreError) -> HostSession {
+        do {
+            if blob.first == UInt8(ascii: "{") { return try JSONDecoder().decode(HostSession.self, from: Data(blob)) }
+            return try HostSession(stateBytes: blob)
+        } catch {
+            throw .corrupt("session state: \(error)")
+        }
     }
 }

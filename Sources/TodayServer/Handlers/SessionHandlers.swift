@@ -8,14 +8,16 @@ struct SessionHandlers: Sendable {
 
     func create(_ request: HTTPRequest, _: PathParameters) throws(APIError) -> HTTPResponse {
         let (id, config) = try InputDecoding.creation(request.body)
-        let stored: StoredSession
-        do {
-            stored = try store.create(id: id, config: config).1
+        let write: SessionStore.Write
+        do throws(StoreError) {
+            write = try store.create(id: id, config: config)
         } catch {
             throw APIError(error)
         }
-        if stored.isWall { scheduler?.poke() }
-        return Responses.view(stored, status: 201, headers: [("Location", "/v1/sessions/\(stored.id)")])
+        if write.stored.isWall { scheduler?.poke() }
+        var response = HTTPResponse.jsonBytes(store.viewBytes(after: write), status: 201)
+        response.headers.append(("Location", "/v1/sessions/\(write.stored.id)"))
+        return response
     }
 
     func list(_ request: HTTPRequest, _: PathParameters) throws(APIError) -> HTTPResponse {
@@ -36,7 +38,11 @@ struct SessionHandlers: Sendable {
     }
 
     func read(_: HTTPRequest, _ path: PathParameters) throws(APIError) -> HTTPResponse {
-        Responses.view(try stored(path["id"]))
+        do throws(StoreError) {
+            return .jsonBytes(try store.viewBytes(path["id"]))
+        } catch {
+            throw APIError(error)
+        }
     }
 
     func watchdogs(_: HTTPRequest, _ path: PathParameters) throws(APIError) -> HTTPResponse {
@@ -58,10 +64,10 @@ struct SessionHandlers: Sendable {
 
     /// H20: teardown is an input like any other.
     func tearDown(_: HTTPRequest, _ path: PathParameters) throws(APIError) -> HTTPResponse {
-        do {
-            let (_, stored) = try store.apply(.teardown, to: path["id"])
-            if stored.isWall { scheduler?.poke() }
-            return Responses.view(stored)
+        do throws(StoreError) {
+            let write = try store.apply(.teardown, to: path["id"])
+            if write.stored.isWall { scheduler?.poke() }
+            return .jsonBytes(store.viewBytes(after: write))
         } catch {
             throw APIError(error)
         }
@@ -92,9 +98,9 @@ struct InputHandlers: Sendable {
                 throw error
             }
             do throws(StoreError) {
-                let (applied, stored) = try store.apply(input, to: id)
-                if stored.isWall { scheduler?.poke() }
-                return Responses.input(applied, stored)
+                let write = try store.apply(input, to: id)
+                if write.stored.isWall { scheduler?.poke() }
+                return Responses.input(write, view: store.viewBytes(after: write))
             } catch {
                 throw APIError(error)
             }

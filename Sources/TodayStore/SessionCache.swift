@@ -1,0 +1,70 @@
+import Foundation
+import TodayHost
+
+/// Hot sessions, decoded, so a write does no SELECT and no decode and a read of an unchanged
+/// view sends bytes already encoded. Holds only committed state: the store puts a session
+/// here after its transaction commits. Bounded: past `capacity` the least recently used
+/// eighth is dropped (it is reloaded from the database when next needed).
+final class SessionCache: @unchecked Sendable {
+    struct Entry {
+        var stored: StoredSession
+        /// The view's JSON for `stored.session.version` (not kept for `wall` sessions, whose
+        /// clock moves between reads).
+        var view: [UInt8]?
+        var lastUse: UInt64
+    }
+
+    private let lock = NSLock()
+    // Guarded by `lock`.
+    private var entries: [String: Entry] = [:]
+    private var tick: UInt64 = 0
+    let capacity: Int
+
+    init(capacity: Int) { self.capacity = capacity }
+
+    func stored(_ id: String) -> StoredSession? {
+        lock.lock()
+        defer { lock.unlock() }
+        tick += 1
+        entries[id]?.lastUse = tick
+        return entries[id]?.stored
+    }
+
+    /// The cached view bytes, or the session to encode them from.
+    func view(_ id: String) -> (view: [UInt8]?, stored: StoredSession)? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard var entry = entries[id] else { return nil }
+        tick += 1
+        entry.lastUse = tick
+        entries[id] = entry
+        return (entry.view, entry.stored)
+    }
+
+    /// Keeps `view` only if the cached session is still at the version it was made from.
+    func remember(view: [UInt8], of id: String, version: Int) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard entries[id]?.stored.session.version == version, entries[id]?.stored.isWall == false else { return }
+        entries[id]?.view = view
+    }
+
+    func put(_ stored: StoredSession, view: [UInt8]? = nil) {
+        lock.lock()
+        defer { lock.unlock() }
+        tick += 1
+        entries[stored.id] = Entry(stored: stored, view: stored.isWall ? nil : view, lastUse: tick)
+        if entries.count > capacity { evict() }
+    }
+
+    var count: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return entries.count
+    }
+
+    private func evict() {
+        let oldest = entries.sorted { $0.value.lastUse < $1.value.lastUse }.prefix(max(1, capacity / 8))
+        for (id, _) in oldest { entries.removeValue(forKey: id) }
+    }
+}
