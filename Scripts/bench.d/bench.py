@@ -83,7 +83,9 @@ def wrk_once(url, script=None, connections=CONNECTIONS, env=None):
     command = ["wrk", f"-t{THREADS}", f"-c{connections}", f"-d{SECONDS}s", "--latency"]
     if script:
         command += ["-s", os.path.join(HERE, script)]
-    output = subprocess.run(command + [url], capture_output=True, text=True, env={**os.environ, **(env or {})},
+    token = f"r{time.time_ns()}"
+    output = subprocess.run(command + [url], capture_output=True, text=True,
+                            env={**os.environ, "BENCH_TOKEN": token, **(env or {})},
                             timeout=SECONDS + 30).stdout
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1))
     def percentile(label):

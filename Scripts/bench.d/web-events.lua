@@ -7,11 +7,13 @@ function setup(thread)
   thread:set("tid", thread_counter)
   thread_counter = thread_counter + 1
 end
+-- Request ids are unique per run (BENCH_TOKEN), so repeated runs on the same sessions stay valid.
+local token = os.getenv("BENCH_TOKEN") or tostring(os.time())
 local n = 0
 function request()
   n = n + 1
   local session = "bench-" .. ((tid * 7919 + n) % sessions)
-  local id = "t" .. tid .. "-" .. math.floor(n / 5)
+  local id = token .. "-t" .. tid .. "-" .. math.floor(n / 5)
   local step = n % 5
   local path = "/v1/sessions/" .. session .. "/web-events"
   local body

@@ -80,6 +80,7 @@ public final class SessionStore: @unchecked Sendable {
     public func apply(_ input: Input, to id: String) throws(StoreError) -> Write {
         try writing { () throws(StoreError) in
             var stored = try current(id)
+            let before = stored
             let ledger = SQLiteLedger(select: statements.selectRecord, session: stored.ord)
             var entries: [TimelineEntry] = []
             var records: [RequestRecord] = []
@@ -96,6 +97,7 @@ public final class SessionStore: @unchecked Sendable {
             if let failure = ledger.failure { throw failure }
             records = applied.ledgerWrites
             try saveRecords(records, ord: stored.ord)
+            if stored.session.uid != before.session.uid { try run(statements.updateUid, [.text(stored.session.uid), .integer(stored.ord)]) }
             try save(stored)
             applied.entries = entries + applied.entries
             let bytes = try append(applied.entries, ord: stored.ord)
@@ -235,7 +237,7 @@ public final class SessionStore: @unchecked Sendable {
     private func save(_ stored: StoredSession) throws(StoreError) {
         let session = stored.session
         try run(statements.updateSession, [
-            .text(session.uid), .integer(session.isClosed ? 1 : 0), nextDue(session), .integer(session.version),
+            .integer(session.isClosed ? 1 : 0), nextDue(session), .integer(session.version),
             .blob(session.stateBytes), .integer(stored.ord),
         ])
     }
@@ -290,14 +292,14 @@ public final class SessionStore: @unchecked Sendable {
     private func writing<T>(_ body: () throws(StoreError) -> (T, StoredSession?)) throws(StoreError) -> T {
         writeLock.lock()
         defer { writeLock.unlock() }
-        do { try database.execute("BEGIN IMMEDIATE") } catch { throw .database(error) }
+        try run(statements.begin, [])
         do throws(StoreError) {
             let (result, changed) = try body()
-            do { try database.execute("COMMIT") } catch { throw StoreError.database(error) }
+            try run(statements.commit, [])
             if let changed { cache.put(changed) }
             return result
         } catch {
-            try? database.execute("ROLLBACK")
+            try? statements.rollback.run()
             throw error
         }
     }

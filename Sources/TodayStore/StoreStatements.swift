@@ -12,14 +12,23 @@ final class StoreStatements {
     let listSessions: Statement
     let nextWallDue: Statement
     let dueWallSessions: Statement
+    let begin: Statement
+    let commit: Statement
+    let rollback: Statement
+    let updateUid: Statement
 
     init(_ database: Database) throws(SQLiteError) {
         insertSession = try database.prepare("""
             INSERT INTO sessions (id, uid, label, closed, clock, wall_origin_ms, next_due_ms, version, state)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
+        // `uid` is indexed and changes only on an account switch: it has its own statement.
         updateSession = try database.prepare(
-            "UPDATE sessions SET uid = ?, closed = ?, next_due_ms = ?, version = ?, state = ? WHERE ord = ?")
+            "UPDATE sessions SET closed = ?, next_due_ms = ?, version = ?, state = ? WHERE ord = ?")
+        updateUid = try database.prepare("UPDATE sessions SET uid = ? WHERE ord = ?")
+        begin = try database.prepare("BEGIN IMMEDIATE")
+        commit = try database.prepare("COMMIT")
+        rollback = try database.prepare("ROLLBACK")
         selectSession = try database.prepare("SELECT ord, wall_origin_ms, state FROM sessions WHERE id = ?")
         lastInsertOrd = try database.prepare("SELECT last_insert_rowid()")
         insertEntry = try database.prepare("INSERT INTO timeline (session, seq, kind, entry) VALUES (?, ?, ?, ?)")

@@ -92,6 +92,42 @@ enum EncodingCosts {
     }
 }
 
+/// The store and engine alone (no HTTP): the web-events cycle applied in a loop.
+///   todaysim-bench store [--seconds 3]
+enum StoreThroughput {
+    static func main(_ arguments: [String]) throws -> Int32 {
+        let seconds = arguments.count == 2 ? Double(arguments[1]) ?? 3 : 3
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("todaysim-store-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try SessionStore(path: directory.appendingPathComponent("s.sqlite").path)
+        for index in 0..<64 { _ = try store.create(id: "bench-\(index)", config: SessionConfig(uid: "u\(index)")) }
+        var count = 0
+        var viewTime: UInt64 = 0
+        let start = DispatchTime.now().uptimeNanoseconds
+        let end = start + UInt64(seconds * 1e9)
+        while DispatchTime.now().uptimeNanoseconds < end {
+            let id = "r\(count / 5)"
+            let input: Input
+            switch count % 5 {
+            case 0: input = .gesture(.pull(requestId: id))
+            case 1: input = .webEvent(["type": "webView.loadingPresentation", "owner": "web"])
+            case 2: input = .webEvent(["type": "todayPage.firstBatchRendered", "schemaVersion": 1, "batchId": "b1", "elapsedMs": 4, "requestId": .string(id)])
+            case 3: input = .webEvent(["type": "todayPage.allBatchesRendered", "schemaVersion": 1, "status": "succeeded", "empty": false, "elapsedMs": 8, "requestId": .string(id)])
+            default: input = .webEvent(["type": "todayPage.refreshResult", "schemaVersion": 1, "requestId": .string(id), "mode": "soft", "status": "succeeded"])
+            }
+            let write = try store.apply(input, to: "bench-\(count % 64)")
+            let viewStart = DispatchTime.now().uptimeNanoseconds
+            _ = store.viewBytes(after: write)
+            viewTime += DispatchTime.now().uptimeNanoseconds - viewStart
+            count += 1
+        }
+        let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        print("store \(Int(Double(count) / elapsed)) inputs/s, view \(String(format: "%.1f", Double(viewTime) / Double(count) / 1000)) µs each")
+        return 0
+    }
+}
+
 enum BenchError: Error {
     case usage
 }
@@ -101,6 +137,7 @@ do {
     switch arguments.first {
     case "storage": exit(try StorageCeiling.main(Array(arguments.dropFirst())))
     case "encode": exit(try EncodingCosts.main())
+    case "store": exit(try StoreThroughput.main(Array(arguments.dropFirst())))
     default: throw BenchError.usage
     }
 } catch BenchError.usage {

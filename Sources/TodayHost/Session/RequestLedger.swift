@@ -51,15 +51,22 @@ public struct InMemoryLedger: RequestLedger, Codable, Equatable, Sendable {
 }
 
 /// The ledger as one input sees it: what was stored before, plus what this input wrote.
+/// Each id is looked up in the base ledger at most once per input (the service's base ledger
+/// is a SQL query).
 struct LedgerOverlay {
     let base: any RequestLedger
     private(set) var writes: [String: RequestRecord] = [:]
     private(set) var order: [String] = []
+    private let lookups = LookupMemo()
 
     init(base: any RequestLedger) { self.base = base }
 
     func record(for requestId: String) -> RequestRecord? {
-        writes[requestId] ?? base.record(for: requestId)
+        if let written = writes[requestId] { return written }
+        if let remembered = lookups.records[requestId] { return remembered }
+        let found = base.record(for: requestId)
+        lookups.records[requestId] = .some(found)
+        return found
     }
 
     func contains(_ requestId: String) -> Bool { record(for: requestId) != nil }
@@ -101,4 +108,9 @@ extension RequestRecord: StateCodable {
         outcome = try reader.optional { reader throws(StateDecodingError) in try reader.raw() }
         settledAtMs = try reader.optional { reader throws(StateDecodingError) in try reader.int64() }
     }
+}
+
+/// Base-ledger answers already fetched during one input, misses included.
+private final class LookupMemo {
+    var records: [String: RequestRecord?] = [:]
 }

@@ -20,8 +20,8 @@ public final class RequestLog: Sendable {
     func record(method: String, route: String, status: Int, startedAt: DispatchTime) {
         guard enabled else { return }
         let micros = (DispatchTime.now().uptimeNanoseconds - startedAt.uptimeNanoseconds) / 1000
-        let millis = String(format: "%.2f", Double(micros) / 1000)
-        sink("\(method) \(route) \(status) \(millis)ms")
+        let fraction = micros % 1000 / 10
+        sink("\(method) \(route) \(status) \(micros / 1000).\(fraction < 10 ? "0" : "")\(fraction)ms")
     }
 
     /// A server-side message (start-up, unexpected errors); never a request's data.
