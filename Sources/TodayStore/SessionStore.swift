@@ -16,6 +16,7 @@ public final class SessionStore: @unchecked Sendable {
     // Guarded by `readLock`; `nil` for `:memory:` (a second connection would see another database).
     private let readStatements: StoreStatements?
     private let cache: SessionCache
+    private let groupCommit = GroupCommit()
     private let unixNow: @Sendable () -> Millis
 
     public static let systemUnixNow: @Sendable () -> Millis = {
@@ -75,34 +76,72 @@ public final class SessionStore: @unchecked Sendable {
         }
     }
 
-    /// Applies one input to session `id` and commits it with everything it wrote. A `wall`
-    /// session first catches up with the real clock, in the same transaction.
+    /// Applies one input to session `id` and commits it with everything it wrote, before
+    /// returning. A `wall` session first catches up with the real clock, in the same
+    /// transaction. Concurrent inputs share transactions (`GroupCommit`).
     public func apply(_ input: Input, to id: String) throws(StoreError) -> Write {
-        try writing { () throws(StoreError) in
-            var stored = try current(id)
-            let before = stored
-            let ledger = SQLiteLedger(select: statements.selectRecord, session: stored.ord)
-            var entries: [TimelineEntry] = []
-            var records: [RequestRecord] = []
-            if stored.isWall, let caught = stored.session.catchUp(toWallClock: stored.wallNowMs(unixNowMs: unixNow()), ledger: ledger) {
-                try saveRecords(caught.ledgerWrites, ord: stored.ord)
-                entries = caught.entries
+        let pending = GroupCommit.Pending(input: input, sessionId: id)
+        return try groupCommit.submit(pending, commit: commitBatch).get()
+    }
+
+    /// One transaction for a batch of inputs, in arrival order. Each input runs in a
+    /// savepoint: a refused one is rolled back alone. A failed commit fails them all and leaves
+    /// the cache untouched.
+    private func commitBatch(_ batch: [GroupCommit.Pending]) {
+        writeLock.lock()
+        defer { writeLock.unlock() }
+        var latest: [String: StoredSession] = [:]
+        do throws(StoreError) {
+            try run(statements.begin, [])
+            for pending in batch {
+                try run(statements.savepoint, [])
+                do throws(StoreError) {
+                    let session: StoredSession
+                    if let inBatch = latest[pending.sessionId] { session = inBatch } else { session = try current(pending.sessionId) }
+                    let write = try applyInTransaction(pending.input, to: session)
+                    try run(statements.releaseSavepoint, [])
+                    latest[pending.sessionId] = write.stored
+                    pending.result = .success(write)
+                } catch {
+                    try run(statements.rollbackToSavepoint, [])
+                    try run(statements.releaseSavepoint, [])
+                    if case .database = error { throw error }
+                    if case .corrupt = error { throw error }
+                    pending.result = .failure(error)
+                }
             }
-            var applied: Applied
-            do throws(InputError) {
-                applied = try stored.session.apply(input, ledger: ledger)
-            } catch {
-                throw .input(error)
-            }
-            if let failure = ledger.failure { throw failure }
-            records = applied.ledgerWrites
-            try saveRecords(records, ord: stored.ord)
-            if stored.session.uid != before.session.uid { try run(statements.updateUid, [.text(stored.session.uid), .integer(stored.ord)]) }
-            try save(stored)
-            applied.entries = entries + applied.entries
-            let bytes = try append(applied.entries, ord: stored.ord)
-            return (Write(applied: applied, stored: stored, entries: bytes), stored)
+            try run(statements.commit, [])
+        } catch {
+            try? statements.rollback.run()
+            for pending in batch { pending.result = .failure(error) }
+            return
         }
+        for stored in latest.values { cache.put(stored) }
+    }
+
+    private func applyInTransaction(_ input: Input, to current: StoredSession) throws(StoreError) -> Write {
+        var stored = current
+        let ledger = SQLiteLedger(select: statements.selectRecord, session: stored.ord)
+        var entries: [TimelineEntry] = []
+        if stored.isWall, let caught = stored.session.catchUp(toWallClock: stored.wallNowMs(unixNowMs: unixNow()), ledger: ledger) {
+            try saveRecords(caught.ledgerWrites, ord: stored.ord)
+            entries = caught.entries
+        }
+        var applied: Applied
+        do throws(InputError) {
+            applied = try stored.session.apply(input, ledger: ledger)
+        } catch {
+            throw .input(error)
+        }
+        if let failure = ledger.failure { throw failure }
+        try saveRecords(applied.ledgerWrites, ord: stored.ord)
+        if stored.session.uid != current.session.uid {
+            try run(statements.updateUid, [.text(stored.session.uid), .integer(stored.ord)])
+        }
+        try save(stored)
+        applied.entries = entries + applied.entries
+        let bytes = try append(applied.entries, ord: stored.ord)
+        return Write(applied: applied, stored: stored, entries: bytes)
     }
 
     /// Fires the timers of every `wall` session that fell due by now (C1), each session in its
