@@ -7,8 +7,3 @@ function request()
   return wrk.format("POST", "/v1/sessions/" .. session .. "/lifecycle", {["Content-Type"] = "application/json"},
     '{"type":"' .. kind .. '"}')
 end
-function response(status, headers, body)
-  if status ~= 200 then
-    io.stderr:write("unexpected status " .. status .. ": " .. body .. "\n")
-  end
-end

@@ -31,8 +31,3 @@ function request()
   end
   return wrk.format("POST", path, {["Content-Type"] = "application/json"}, body)
 end
-function response(status, headers, body)
-  if status ~= 200 then
-    io.stderr:write("unexpected status " .. status .. ": " .. body .. "\n")
-  end
-end

@@ -27,3 +27,20 @@ final class SQLiteLedger: RequestLedger {
         return nil
     }
 }
+
+/// A ledger with records not yet written laid over it (what a `wall` catch-up changed just
+/// before the input in the same transaction).
+struct LayeredLedger: RequestLedger {
+    let base: SQLiteLedger
+    private var overrides: [String: RequestRecord] = [:]
+
+    init(base: SQLiteLedger) { self.base = base }
+
+    mutating func overlay(_ records: [RequestRecord]) {
+        for record in records { overrides[record.requestId] = record }
+    }
+
+    func record(for requestId: String) -> RequestRecord? {
+        overrides[requestId] ?? base.record(for: requestId)
+    }
+}

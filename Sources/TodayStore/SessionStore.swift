@@ -17,6 +17,7 @@ public final class SessionStore: @unchecked Sendable {
     private let readStatements: StoreStatements?
     private let cache: SessionCache
     private let groupCommit = GroupCommit()
+    private let checkpointer: WALCheckpointer?
     private let unixNow: @Sendable () -> Millis
 
     public static let systemUnixNow: @Sendable () -> Millis = {
@@ -35,11 +36,21 @@ public final class SessionStore: @unchecked Sendable {
         do {
             statements = try StoreStatements(database)
             readStatements = path == ":memory:" ? nil : try StoreStatements(try Database(path: path))
+            if path != ":memory:" {
+                checkpointer = try WALCheckpointer(path: path, durability: durability)
+                try database.execute("PRAGMA wal_autocheckpoint = \(WALCheckpointer.writerFallbackPages)")
+            } else {
+                checkpointer = nil
+            }
         } catch {
             throw .database(error)
         }
         cache = SessionCache(capacity: cacheCapacity)
         self.unixNow = unixNow
+    }
+
+    deinit {
+        checkpointer?.stop()
     }
 
     /// What one write committed: the engine's answer, the session after it, and each new
@@ -84,9 +95,9 @@ public final class SessionStore: @unchecked Sendable {
         return try groupCommit.submit(pending, commit: commitBatch).get()
     }
 
-    /// One transaction for a batch of inputs, in arrival order. Each input runs in a
-    /// savepoint: a refused one is rolled back alone. A failed commit fails them all and leaves
-    /// the cache untouched.
+    /// One transaction for a batch of inputs, in arrival order. An input the session refuses
+    /// writes nothing (the engine decides before any row is written), so the others stand. A
+    /// failed statement or commit fails them all and leaves the cache untouched.
     private func commitBatch(_ batch: [GroupCommit.Pending]) {
         writeLock.lock()
         defer { writeLock.unlock() }
@@ -94,20 +105,24 @@ public final class SessionStore: @unchecked Sendable {
         do throws(StoreError) {
             try run(statements.begin, [])
             for pending in batch {
-                try run(statements.savepoint, [])
-                do throws(StoreError) {
-                    let session: StoredSession
-                    if let inBatch = latest[pending.sessionId] { session = inBatch } else { session = try current(pending.sessionId) }
-                    let write = try applyInTransaction(pending.input, to: session)
-                    try run(statements.releaseSavepoint, [])
+                let session: StoredSession
+                if let inBatch = latest[pending.sessionId] {
+                    session = inBatch
+                } else {
+                    do throws(StoreError) {
+                        session = try current(pending.sessionId)
+                    } catch {
+                        guard case .sessionNotFound = error else { throw error }
+                        pending.result = .failure(error)
+                        continue
+                    }
+                }
+                switch try applyInTransaction(pending.input, to: session) {
+                case let .success(write):
                     latest[pending.sessionId] = write.stored
                     pending.result = .success(write)
-                } catch {
-                    try run(statements.rollbackToSavepoint, [])
-                    try run(statements.releaseSavepoint, [])
-                    if case .database = error { throw error }
-                    if case .corrupt = error { throw error }
-                    pending.result = .failure(error)
+                case let .failure(refusal):
+                    pending.result = .failure(.input(refusal))
                 }
             }
             try run(statements.commit, [])
@@ -119,29 +134,34 @@ public final class SessionStore: @unchecked Sendable {
         for stored in latest.values { cache.put(stored) }
     }
 
-    private func applyInTransaction(_ input: Input, to current: StoredSession) throws(StoreError) -> Write {
+    /// Runs the engine in memory (a `wall` session first catches up), then — only when the
+    /// input is accepted — writes its rows. A refusal is returned, with nothing written.
+    private func applyInTransaction(_ input: Input, to current: StoredSession) throws(StoreError) -> Result<Write, InputError> {
         var stored = current
-        let ledger = SQLiteLedger(select: statements.selectRecord, session: stored.ord)
+        var ledger = LayeredLedger(base: SQLiteLedger(select: statements.selectRecord, session: stored.ord))
         var entries: [TimelineEntry] = []
+        var caughtRecords: [RequestRecord] = []
         if stored.isWall, let caught = stored.session.catchUp(toWallClock: stored.wallNowMs(unixNowMs: unixNow()), ledger: ledger) {
-            try saveRecords(caught.ledgerWrites, ord: stored.ord)
             entries = caught.entries
+            caughtRecords = caught.ledgerWrites
+            ledger.overlay(caughtRecords)
         }
         var applied: Applied
         do throws(InputError) {
             applied = try stored.session.apply(input, ledger: ledger)
         } catch {
-            throw .input(error)
+            if let failure = ledger.base.failure { throw failure }
+            return .failure(error)
         }
-        if let failure = ledger.failure { throw failure }
-        try saveRecords(applied.ledgerWrites, ord: stored.ord)
+        if let failure = ledger.base.failure { throw failure }
+        try saveRecords(caughtRecords + applied.ledgerWrites, ord: stored.ord)
         if stored.session.uid != current.session.uid {
             try run(statements.updateUid, [.text(stored.session.uid), .integer(stored.ord)])
         }
         try save(stored)
         applied.entries = entries + applied.entries
         let bytes = try append(applied.entries, ord: stored.ord)
-        return Write(applied: applied, stored: stored, entries: bytes)
+        return .success(Write(applied: applied, stored: stored, entries: bytes))
     }
 
     /// Fires the timers of every `wall` session that fell due by now (C1), each session in its

@@ -20,12 +20,7 @@ public struct StoredSession: Sendable {
 
 extension StoredSession {
     /// The session view's JSON.
-    public var viewBytes: [UInt8] {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(2048)
-        session.view.write(to: &bytes)
-        return bytes
-    }
+    public var viewBytes: [UInt8] { session.viewBytes }
 
     /// A stored state: the binary form, or JSON as the first schema wrote it.
     static func decode(_ blob: [UInt8]) throws(StoreError) -> HostSession {

@@ -96,7 +96,8 @@ enum EncodingCosts {
 ///   todaysim-bench store [--seconds 3]
 enum StoreThroughput {
     static func main(_ arguments: [String]) throws -> Int32 {
-        let seconds = arguments.count == 2 ? Double(arguments[1]) ?? 3 : 3
+        let seconds = arguments.count >= 2 ? Double(arguments[1]) ?? 3 : 3
+        let sessions = arguments.count >= 4 ? Int(arguments[3]) ?? 64 : 64
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("todaysim-store-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -116,7 +117,7 @@ enum StoreThroughput {
             case 3: input = .webEvent(["type": "todayPage.allBatchesRendered", "schemaVersion": 1, "status": "succeeded", "empty": false, "elapsedMs": 8, "requestId": .string(id)])
             default: input = .webEvent(["type": "todayPage.refreshResult", "schemaVersion": 1, "requestId": .string(id), "mode": "soft", "status": "succeeded"])
             }
-            let write = try store.apply(input, to: "bench-\(count % 64)")
+            let write = try store.apply(input, to: "bench-\(count % sessions)")
             let viewStart = DispatchTime.now().uptimeNanoseconds
             _ = store.viewBytes(after: write)
             viewTime += DispatchTime.now().uptimeNanoseconds - viewStart
