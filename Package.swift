@@ -34,6 +34,7 @@ let package = Package(
         .executableTarget(name: "todaysim-bench", dependencies: ["TodayStore", "TodayHost"]),
         .testTarget(name: "TodayHostTests", dependencies: ["TodayHost"]),
         .testTarget(name: "SystemLibrariesTests", dependencies: ["CMicroHTTPD", "CSQLite"]),
+        .testTarget(name: "TodayStoreTests", dependencies: ["TodayStore", "TodayHost"]),
         .testTarget(name: "TodayServiceTests", dependencies: ["TodayServer", "TodayStore", "TodayHost", "TodayOpenAPI"]),
     ],
     swiftLanguageModes: [.v6]

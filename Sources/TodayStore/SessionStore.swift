@@ -18,6 +18,8 @@ public final class SessionStore: @unchecked Sendable {
     private let cache: SessionCache
     private let groupCommit = GroupCommit()
     private let checkpointer: WALCheckpointer?
+    /// Tests set this to make the next commit fail as a full disk would (guarded by `writeLock`).
+    var failNextCommitForTesting = false
     private let unixNow: @Sendable () -> Millis
 
     public static let systemUnixNow: @Sendable () -> Millis = {
@@ -124,6 +126,10 @@ public final class SessionStore: @unchecked Sendable {
                 case let .failure(refusal):
                     pending.result = .failure(.input(refusal))
                 }
+            }
+            if failNextCommitForTesting {
+                failNextCommitForTesting = false
+                throw StoreError.database(SQLiteError(code: 13, message: "database or disk is full (injected)", sql: "COMMIT"))
             }
             try run(statements.commit, [])
         } catch {
@@ -266,6 +272,21 @@ public final class SessionStore: @unchecked Sendable {
     }
 
     // MARK: Inside the write lock
+
+    /// Tests: makes the next batch fail at its commit.
+    func failNextCommit() {
+        writeLock.lock()
+        failNextCommitForTesting = true
+        writeLock.unlock()
+    }
+
+    /// Tests: the session as its row holds it, bypassing the cache.
+    func reloadFromDisk(_ id: String) throws(StoreError) -> StoredSession {
+        writeLock.lock()
+        defer { writeLock.unlock() }
+        guard let row = try statements.sessionRow(id: id) else { throw .sessionNotFound(id) }
+        return StoredSession(session: try StoredSession.decode(row.state), wallOriginMs: row.wallOriginMs, ord: row.ord)
+    }
 
     /// The committed session: cached, or loaded from its row.
     private func current(_ id: String) throws(StoreError) -> StoredSession {

@@ -1,0 +1,77 @@
+import Foundation
+import Testing
+import TodayHost
+@testable import TodayStore
+
+/// The cache of committed sessions never says anything the database would not.
+@Suite struct SessionCacheTests {
+    func temporaryStore() throws -> (SessionStore, URL) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("todaysim-store-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return (try SessionStore(path: directory.appendingPathComponent("s.sqlite").path), directory)
+    }
+
+    /// A few inputs of every kind, so the session is far from its defaults.
+    let script: [Input] = [
+        .gesture(.pull(requestId: "p1")),
+        .webEvent(["type": "todayPage.refreshStarted", "schemaVersion": 1, "requestId": "w1", "presentation": "header"]),
+        .lifecycle(.tabActivated(requestId: "t1")),
+        .webEvent(["type": "todayPage.refreshResult", "schemaVersion": 1, "requestId": "p1", "mode": "soft", "status": "failed"]),
+        .clock(.advanceBy(700)),
+        .webEvent(["type": "webView.navigationAction", "url": "today://chat/send?text=hi&msg_trigger_ele_id=wgt_1"]),
+        .lifecycle(.background),
+    ]
+
+    @Test func cachedBytesEqualAFreshEncodingAndTheCachedSessionEqualsTheStoredOne() throws {
+        let (store, directory) = try temporaryStore()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        _ = try store.create(id: "s1", config: SessionConfig(uid: "u1"))
+        for input in script {
+            let write = try store.apply(input, to: "s1")
+            let answered = store.viewBytes(after: write)
+            let reloaded = try store.reloadFromDisk("s1")
+            // The differential between the cached session and the one on disk is nil.
+            #expect(try store.session("s1").session == reloaded.session)
+            // What a read sends equals a fresh encoding of the stored state.
+            #expect(try store.viewBytes("s1") == reloaded.session.viewBytes)
+            #expect(answered == reloaded.session.viewBytes)
+        }
+    }
+
+    @Test func aFailedCommitLeavesCacheAndDatabaseUntouched() throws {
+        let (store, directory) = try temporaryStore()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        _ = try store.create(id: "s1", config: SessionConfig(uid: "u1"))
+        _ = try store.apply(.gesture(.pull(requestId: "p1")), to: "s1")
+        let before = try store.session("s1").session
+        let viewBefore = try store.viewBytes("s1")
+        let timelineBefore = try store.timeline("s1", after: 0, limit: 1000, kind: nil).entries
+
+        store.failNextCommit()
+        #expect(throws: StoreError.self) { try store.apply(.lifecycle(.tabActivated(requestId: "t1")), to: "s1") }
+
+        #expect(try store.session("s1").session == before)
+        #expect(try store.viewBytes("s1") == viewBefore)
+        #expect(try store.reloadFromDisk("s1").session == before)
+        #expect(try store.timeline("s1", after: 0, limit: 1000, kind: nil).entries == timelineBefore)
+        // The id the failed input named was never recorded: it is still free to use.
+        let retried = try store.apply(.lifecycle(.tabActivated(requestId: "t1")), to: "s1")
+        #expect(retried.stored.session.version == before.version + 1)
+    }
+
+    @Test func aBoundedCacheReloadsWhatItDropped() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("todaysim-store-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try SessionStore(path: directory.appendingPathComponent("s.sqlite").path, cacheCapacity: 8)
+        for index in 0..<40 {
+            _ = try store.create(id: "s\(index)", config: SessionConfig(uid: "u\(index)"))
+            _ = try store.apply(.lifecycle(.tabActivated(requestId: "t\(index)")), to: "s\(index)")
+        }
+        for index in 0..<40 {
+            let session = try store.session("s\(index)").session
+            #expect(session.version == 2)
+            #expect(session.refresh.pending.map(\.requestId) == ["t\(index)"])
+        }
+    }
+}
