@@ -12,6 +12,7 @@ public final class TodayService: Sendable {
         self.log = log
         let sessions = SessionHandlers(store: store, scheduler: scheduler)
         let inputs = InputHandlers(store: store, scheduler: scheduler)
+        let reports = ReportHandlers(store: store)
         var router = Router()
         router.add("GET", "/healthz") { _, _ in .json(["status": "ok"]) }
         router.add("GET", "/openapi.yaml") { _, _ in
@@ -28,6 +29,8 @@ public final class TodayService: Sendable {
         router.add("POST", "/v1/sessions/{id}/clock", inputs.feed(InputDecoding.clock))
         router.add("GET", "/v1/sessions/{id}/timeline", sessions.timeline)
         router.add("GET", "/v1/sessions/{id}/watchdogs", sessions.watchdogs)
+        router.add("GET", "/v1/sessions/{id}/report", reports.report)
+        router.add("GET", "/v1/violations", reports.violations)
         self.router = router
     }
 

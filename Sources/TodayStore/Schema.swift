@@ -8,7 +8,7 @@ public enum Durability: String, Sendable, CaseIterable {
 
 /// The database layout, versioned with `PRAGMA user_version` and migrated at start.
 enum Schema {
-    static let currentVersion: Int64 = 1
+    static let currentVersion: Int64 = 2
 
     /// `migrations[n]` takes a database from version `n` to `n + 1`.
     static let migrations: [String] = [
@@ -42,6 +42,18 @@ enum Schema {
             record BLOB NOT NULL,
             PRIMARY KEY (session, request_id)
         ) WITHOUT ROWID;
+        """,
+        // v2: violations across sessions, newest last, filterable by code (GET /v1/violations).
+        """
+        CREATE TABLE violations (
+            ord INTEGER PRIMARY KEY,
+            session INTEGER NOT NULL,
+            seq INTEGER NOT NULL,
+            code TEXT NOT NULL
+        );
+        CREATE INDEX violations_by_code ON violations(code, ord);
+        INSERT INTO violations (session, seq, code)
+            SELECT session, seq, json_extract(entry, '$.type') FROM timeline WHERE kind = 'violation' ORDER BY session, seq;
         """,
     ]
 

@@ -271,6 +271,43 @@ public final class SessionStore: @unchecked Sendable {
         return TimelinePage(entries: page.map(\.1), next: page.last?.0 ?? seq, more: rows.count > limit)
     }
 
+    /// The session's verdict (M1–M9): its violations and how each native request ended.
+    public func report(_ id: String) throws(StoreError) -> SessionReport {
+        let ord = try session(id).ord
+        let (violations, blobs) = try readingRows { statements throws(SQLiteError) in
+            (try statements.timelinePageOfKind.rows([.integer(ord), .integer(0), .text("violation"), .integer(Int64.max)]) { $0.blob(1) },
+             try statements.sessionRecords.rows([.integer(ord)]) { $0.blob(0) })
+        }
+        var records: [RequestRecord] = []
+        for blob in blobs {
+            do { records.append(try RequestRecord(stateBytes: blob)) } catch { throw .corrupt("request record: \(error)") }
+        }
+        var entries: [JSON] = []
+        for bytes in violations {
+            do { entries.append(try JSON.parse(bytes: bytes)) } catch { throw .corrupt("timeline entry: \(error)") }
+        }
+        return SessionReport(sessionId: id, violations: entries, records: records)
+    }
+
+    public struct ViolationPage: Sendable {
+        /// Each violation's session id and its timeline entry's JSON as stored.
+        public var violations: [(sessionId: String, entry: [UInt8])]
+        public var next: String?
+    }
+
+    /// Violations across sessions, newest last, filtered by the sessions' `uid` and by `code`.
+    public func violations(uid: String?, code: String?, limit: Int, after cursor: String?) throws(StoreError) -> ViolationPage {
+        let after = cursor.flatMap { Int64($0) } ?? 0
+        let rows = try readingRows { statements throws(SQLiteError) in
+            try statements.violationsPage.rows([
+                .integer(after), .text(uid), .text(uid), .text(code), .text(code), .integer(limit + 1),
+            ]) { ($0.int64(0), $0.text(1) ?? "", $0.blob(2)) }
+        }
+        let page = rows.prefix(limit)
+        return ViolationPage(violations: page.map { ($0.1, $0.2) },
+                             next: rows.count > limit ? page.last.map { String($0.0) } : nil)
+    }
+
     // MARK: Inside the write lock
 
     /// Tests: makes the next batch fail at its commit.
@@ -330,6 +367,9 @@ public final class SessionStore: @unchecked Sendable {
             var bytes: [UInt8] = []
             entry.json.write(to: &bytes)
             try run(statements.insertEntry, [.integer(ord), .integer(entry.seq), .text(entry.kind.rawValue), .blob(bytes)])
+            if entry.kind == .violation {
+                try run(statements.insertViolation, [.integer(ord), .integer(entry.seq), .text(entry.type)])
+            }
             encoded.append(bytes)
         }
         return encoded

@@ -16,6 +16,9 @@ final class StoreStatements {
     let commit: Statement
     let rollback: Statement
     let updateUid: Statement
+    let insertViolation: Statement
+    let sessionRecords: Statement
+    let violationsPage: Statement
 
     init(_ database: Database) throws(SQLiteError) {
         insertSession = try database.prepare("""
@@ -26,6 +29,15 @@ final class StoreStatements {
         updateSession = try database.prepare(
             "UPDATE sessions SET closed = ?, next_due_ms = ?, version = ?, state = ? WHERE ord = ?")
         updateUid = try database.prepare("UPDATE sessions SET uid = ? WHERE ord = ?")
+        insertViolation = try database.prepare("INSERT INTO violations (session, seq, code) VALUES (?, ?, ?)")
+        sessionRecords = try database.prepare("SELECT record FROM requests WHERE session = ?")
+        violationsPage = try database.prepare("""
+            SELECT v.ord, s.id, t.entry FROM violations v
+            JOIN sessions s ON s.ord = v.session
+            JOIN timeline t ON t.session = v.session AND t.seq = v.seq
+            WHERE v.ord > ? AND (? IS NULL OR s.uid = ?) AND (? IS NULL OR v.code = ?)
+            ORDER BY v.ord LIMIT ?
+            """)
         begin = try database.prepare("BEGIN IMMEDIATE")
         commit = try database.prepare("COMMIT")
         rollback = try database.prepare("ROLLBACK")

@@ -40,9 +40,7 @@ extension HostSession {
             registerReload(requestId, cause: .manualRepeat, &log)
             navigate(url: ownURL(requestId: requestId), requestId: requestId, cause: .manualRepeat, &log)
         } else {
-            log.ledger.write(RequestRecord(requestId: requestId, role: .soft, reason: .userPull, requestedAtMs: nowMs))
-            record(refresh.request(requestId: requestId, reason: .userPull, at: instant,
-                                   deadlineMs: config.timing.softRefreshDeadlineMs), &log)
+            requestSoftRefresh(.userPull, requestId: requestId, &log)
         }
     }
 

@@ -3,17 +3,24 @@
 extension HostSession {
     /// H4, H5: a soft request with its reason (`nil`: the legacy silent path).
     mutating func requestSoftRefresh(_ reason: RefreshReason?, callerRequestId: String?, _ log: inout StepLog) {
-        let requestId = newRequestId(callerRequestId, log)
-        log.ledger.write(RequestRecord(requestId: requestId, role: .soft, reason: reason, requestedAtMs: nowMs))
+        requestSoftRefresh(reason, requestId: newRequestId(callerRequestId, log), &log)
+    }
+
+    mutating func requestSoftRefresh(_ reason: RefreshReason?, requestId: String, _ log: inout StepLog) {
+        log.ledger.write(RequestRecord(requestId: requestId, role: .soft, reason: reason, requestedAtMs: nowMs,
+                                       madeAfterSeq: lastSeq))
         record(refresh.request(requestId: requestId, reason: reason, at: instant, deadlineMs: config.timing.softRefreshDeadlineMs), &log)
     }
 
-    /// A native request reached its end: on the timeline and in the ledger.
-    mutating func settle(_ requestId: String, _ outcome: RequestOutcome, reason: RefreshReason?, _ log: inout StepLog) {
+    /// A native request reached its end: on the timeline and in the ledger. `answered` when
+    /// Web's result settled it.
+    mutating func settle(_ requestId: String, _ outcome: RequestOutcome, reason: RefreshReason?, answered: Bool = false,
+                         _ log: inout StepLog) {
         let settledAt = nowMs
         log.ledger.update(requestId) { record in
             record.outcome = outcome
             record.settledAtMs = settledAt
+            if answered { record.answeredAtMs = settledAt }
         }
         record([.requestSettled(requestId: requestId, outcome: outcome, reason: reason)], &log)
     }
@@ -26,11 +33,11 @@ extension HostSession {
 
         let nativeOwned: Bool
         if let request = refresh.consume(requestId) {
-            settle(requestId, result.status.outcome, reason: request.reason, &log)
+            settle(requestId, result.status.outcome, reason: request.reason, answered: true, &log)
             nativeOwned = true
         } else if document.ownedRequestId == requestId {
             document.resultArrived()
-            settle(requestId, result.status.outcome, reason: nil, &log)
+            settle(requestId, result.status.outcome, reason: nil, answered: true, &log)
             nativeOwned = true
         } else if header.owner == requestId || pull.owner == requestId {
             // A Web-minted id: its UIs settle, the budget is Web's own business (H9).
@@ -93,7 +100,7 @@ extension HostSession {
 
     mutating func registerReload(_ requestId: String, cause: LoadCause, _ log: inout StepLog) {
         log.ledger.write(RequestRecord(requestId: requestId, role: .reload, cause: cause,
-                                       loadId: document.loadId + 1, requestedAtMs: nowMs))
+                                       loadId: document.loadId + 1, requestedAtMs: nowMs, madeAfterSeq: lastSeq))
     }
 
     /// H3: every navigation consumes the pending requests (`cancelled`) and the outgoing

@@ -25,15 +25,20 @@ public struct RequestRecord: Codable, Equatable, Sendable {
     public var resultCount: Int = 0
     public var outcome: RequestOutcome?
     public var settledAtMs: Millis?
+    /// When Web's `refreshResult` settled it (not a timeout or a navigation).
+    public var answeredAtMs: Millis?
+    /// The session's last `seq` when the request was made: orders requests made at one time.
+    public var madeAfterSeq: Int?
 
     public init(requestId: String, role: Role, reason: RefreshReason? = nil, cause: LoadCause? = nil,
-                loadId: Int? = nil, requestedAtMs: Millis) {
+                loadId: Int? = nil, requestedAtMs: Millis, madeAfterSeq: Int? = nil) {
         self.requestId = requestId
         self.role = role
         self.reason = reason
         self.cause = cause
         self.loadId = loadId
         self.requestedAtMs = requestedAtMs
+        self.madeAfterSeq = madeAfterSeq
     }
 }
 
@@ -96,6 +101,8 @@ extension RequestRecord: StateCodable {
         writer.int(resultCount)
         writer.optional(outcome) { $0.raw($1) }
         writer.optional(settledAtMs) { $0.int($1) }
+        writer.optional(answeredAtMs) { $0.int($1) }
+        writer.optional(madeAfterSeq) { $0.int($1) }
     }
 
     public init(from reader: inout StateReader) throws(StateDecodingError) {
@@ -107,6 +114,10 @@ extension RequestRecord: StateCodable {
         resultCount = try reader.int()
         outcome = try reader.optional { reader throws(StateDecodingError) in try reader.raw() }
         settledAtMs = try reader.optional { reader throws(StateDecodingError) in try reader.int64() }
+        // Records written before these two fields existed end here.
+        guard !reader.isAtEnd else { return }
+        answeredAtMs = try reader.optional { reader throws(StateDecodingError) in try reader.int64() }
+        madeAfterSeq = try reader.optional { reader throws(StateDecodingError) in try reader.int() }
     }
 }
 

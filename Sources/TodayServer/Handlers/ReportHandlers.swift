@@ -1,0 +1,49 @@
+import TodayHost
+import TodayStore
+
+/// The contract monitor's answers: one session's verdict, and violations across sessions.
+struct ReportHandlers: Sendable {
+    let store: SessionStore
+
+    /// `GET …/report`, or JUnit XML with `?format=junit`.
+    func report(_ request: HTTPRequest, _ path: PathParameters) throws(APIError) -> HTTPResponse {
+        let format = try QueryParameters(request: request).oneOf("format", ["json", "junit"]) ?? "json"
+        let report: SessionReport
+        do throws(StoreError) {
+            report = try store.report(path["id"])
+        } catch {
+            throw APIError(error)
+        }
+        guard format == "junit" else { return .json(report.json) }
+        return HTTPResponse(status: 200, headers: [("Content-Type", "application/xml; charset=utf-8")],
+                            body: Array(report.junit.utf8))
+    }
+
+    /// `GET /v1/violations?uid=&code=&after=&limit=`.
+    func violations(_ request: HTTPRequest, _: PathParameters) throws(APIError) -> HTTPResponse {
+        let query = QueryParameters(request: request)
+        let uid = try query.string("uid")
+        let code = try query.oneOf("code", SessionReport.rules.map(\.code))
+        let limit = try query.limit()
+        let after = try query.listCursor()
+        let page: SessionStore.ViolationPage
+        do throws(StoreError) {
+            page = try store.violations(uid: uid, code: code, limit: limit, after: after)
+        } catch {
+            throw APIError(error)
+        }
+        var bytes = Array(#"{"violations":["#.utf8)
+        for (index, violation) in page.violations.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            bytes += Array(#"{"sessionId":"#.utf8)
+            JSON.string(violation.sessionId).write(to: &bytes)
+            bytes += Array(#","entry":"#.utf8)
+            bytes += violation.entry
+            bytes.append(UInt8(ascii: "}"))
+        }
+        bytes += Array(#"],"next":"#.utf8)
+        JSON.string(page.next).write(to: &bytes)
+        bytes.append(UInt8(ascii: "}"))
+        return .jsonBytes(bytes)
+    }
+}
