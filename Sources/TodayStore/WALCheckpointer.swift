@@ -9,41 +9,26 @@ final class WALCheckpointer: @unchecked Sendable {
     /// The writer checkpoints by itself only if the WAL ever grows past this many pages.
     static let writerFallbackPages = 20_000
 
-    private let database: Database
-    private let condition = NSCondition()
-    // Guarded by `condition`.
-    private var stopped = false
-    private var finished = false
+    private let loop: BackgroundLoop
 
     init(path: String, durability: Durability) throws(SQLiteError) {
-        database = try Database(path: path)
+        let database = try Database(path: path)
         try database.execute("PRAGMA synchronous = \(durability.rawValue)")
-        let thread = Thread { [self] in run() }
-        thread.name = "todaysim-checkpoint"
-        thread.start()
+        let connection = CheckpointConnection(database: database)
+        loop = BackgroundLoop(name: "todaysim-checkpoint",
+                              nextWake: { Date(timeIntervalSinceNow: Self.interval) },
+                              // A busy or failed pass is retried on the next tick; the writer's
+                              // fallback bounds the WAL.
+                              work: { try? connection.database.execute("PRAGMA wal_checkpoint(PASSIVE)") })
+        loop.start()
     }
 
-    func stop() {
-        condition.lock()
-        stopped = true
-        condition.broadcast()
-        while !finished { condition.wait() }
-        condition.unlock()
-    }
+    func stop() { loop.stop() }
+}
 
-    private func run() {
-        while true {
-            condition.lock()
-            if !stopped { _ = condition.wait(until: Date(timeIntervalSinceNow: Self.interval)) }
-            if stopped {
-                finished = true
-                condition.broadcast()
-                condition.unlock()
-                return
-            }
-            condition.unlock()
-            // A busy or failed pass is retried on the next tick; the writer's fallback bounds the WAL.
-            try? database.execute("PRAGMA wal_checkpoint(PASSIVE)")
-        }
-    }
+/// The checkpointer's connection, used only by its loop's thread.
+private final class CheckpointConnection: @unchecked Sendable {
+    let database: Database
+
+    init(database: Database) { self.database = database }
 }
