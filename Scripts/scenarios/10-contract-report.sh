@@ -136,7 +136,7 @@ R=$(get "/v1/sessions/$B/report")
 expect_eq "B: report does not conform" "$(j "$R" '[.sessionId, .conforms]')" "[\"$B\",false]"
 expect_eq "B: exactly the expected violations, in order" \
     "$(j "$R" '[.violations[] | [.data.code, .requestId]]')" \
-    '[["M3","pull-10"],["M4","lw-10-bad"],["M1","lw-10-bad"],["M9",null],["M8",null],["M7","tab-10"]]'
+    '[["M3","pull-10"],["M4","lw-10-bad"],["M1","lw-10-bad"],["M9",null],["M8","bad-shape-10"],["M7","tab-10"]]'
 expect_eq "B: each violation's detail starts with its code (interp. 23)" \
     "$(j "$R" '[.violations[] | .data as $d | select($d.detail | startswith($d.code + ": ") | not)] | length')" "0"
 expect_eq "B: violations are timeline entries in seq order" \

@@ -101,20 +101,21 @@ import Testing
     // MARK: M8 Malformed todayPage.* events
 
     @Test func m8_everyKnownTodayPageEventRejectedAtTheBoundaryIsAViolation() throws {
-        let broken: [Input] = [
-            Web.refreshStarted([("schemaVersion", 1), ("requestId", "h1"), ("presentation", "toast")]),
-            Web.refreshResult([("schemaVersion", 1), ("requestId", "t1"), ("mode", "medium"), ("status", "succeeded")]),
-            Web.message([("type", "todayPage.firstBatchRendered"), ("schemaVersion", 1), ("batchId", ""), ("elapsedMs", 1)]),
-            Web.message([("type", "todayPage.allBatchesRendered"), ("schemaVersion", 1), ("status", "partial"),
-                         ("empty", "no"), ("elapsedMs", 1)]),
-            Web.message([("type", "todayPage.loadFailed"), ("elapsedMs", 1), ("error", "x")]),
+        // Each violation names the id the broken message carried, if any.
+        let broken: [(Input, String)] = [
+            (Web.refreshStarted([("schemaVersion", 1), ("requestId", "h1"), ("presentation", "toast")]), "M8(h1)"),
+            (Web.refreshResult([("schemaVersion", 1), ("requestId", "t1"), ("mode", "medium"), ("status", "succeeded")]), "M8(t1)"),
+            (Web.message([("type", "todayPage.firstBatchRendered"), ("schemaVersion", 1), ("batchId", ""), ("elapsedMs", 1)]), "M8(-)"),
+            (Web.message([("type", "todayPage.allBatchesRendered"), ("schemaVersion", 1), ("status", "partial"),
+                          ("empty", "no"), ("elapsedMs", 1)]), "M8(-)"),
+            (Web.message([("type", "todayPage.loadFailed"), ("elapsedMs", 1), ("error", "x")]), "M8(-)"),
         ]
         var runner = SessionRunner.make()
         try runner.apply(.lifecycle(.tabActivated(requestId: "t1")))
-        for input in broken {
+        for (input, expected) in broken {
             let applied = try runner.apply(input)
             #expect(applied.outcome.name == "rejected", "\(input.typeName)")
-            #expect(applied.violations == ["M8(-)"], "\(input.typeName)")
+            #expect(applied.violations == [expected], "\(input.typeName)")
         }
         #expect(runner.session.violationCount == 5)
         #expect(runner.viewViolationCount == 5)

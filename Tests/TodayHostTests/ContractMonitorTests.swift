@@ -55,7 +55,7 @@ import Testing
         try runner.apply(.lifecycle(.tabActivated(requestId: "t2")))
         try runner.apply(Web.refreshResult([("schemaVersion", 1), ("requestId", "t2"), ("mode", "soft")]))
         #expect(try runner.apply(Web.result("t2")).violations == [])
-        #expect(runner.violations == ["M8(-)"])
+        #expect(runner.violations == ["M8(t2)"], "the violation names the id the broken message carried")
         #expect(runner.session.violationCount == 1)
         #expect(runner.viewViolationCount == 1)
     }
@@ -66,7 +66,7 @@ import Testing
         var runner = SessionRunner.make { $0.capabilities = [] }
         let wellFormed = try runner.apply(Web.started("h1"))
         #expect(wellFormed.outcome == .ignored(.capabilityNotAdvertised))
-        #expect(wellFormed.violations == ["M2(-)"])
+        #expect(wellFormed.violations == ["M2(h1)"])
         let malformed = try runner.apply(Web.refreshStarted([("schemaVersion", 2), ("presentation", "toast")]))
         #expect(malformed.outcome == .ignored(.capabilityNotAdvertised), "unknown to the host, so not rejected")
         #expect(malformed.violations == ["M2(-)"], "M2, not M8")
@@ -81,7 +81,7 @@ import Testing
     @Test func m2_aRouteThatAdvertisesNothingByDefaultFlagsItToo() throws {
         var runner = SessionRunner.make { $0.route = "/embed/feed/v1/b42" }
         let applied = try runner.apply(Web.started("h1"))
-        #expect(applied.violations == ["M2(-)"])
+        #expect(applied.violations == ["M2(h1)"])
         #expect(runner.viewViolationCount == 1)
     }
 

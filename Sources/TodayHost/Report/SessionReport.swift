@@ -49,8 +49,9 @@ public struct SessionReport: Sendable {
         ]
     }
 
-    /// `GET …/report?format=junit`: one test case per native request and per rule, a failure
-    /// per violation, so any CI system can show the verdict.
+    /// `GET …/report?format=junit`: one test case per native request and per rule, so any CI
+    /// system can show the verdict. Every violation is a failure of its rule's case, and also of
+    /// the case of the native request it names; `failures` counts failing cases, as JUnit does.
     public var junit: String {
         func code(_ violation: JSON) -> String { violation["data"]?["code"]?.stringValue ?? "" }
         func detail(_ violation: JSON) -> String { violation["data"]?["detail"]?.stringValue ?? "" }

@@ -5,6 +5,8 @@ extension HostSession {
             throw .invalidField("type", "a bridge message is an object with a string type")
         }
         let parser = BridgeParser(capabilities: injectedCapabilities, loadingGate: config.loadingGate)
+        // The id a message names, even one it breaks: violations about it carry it.
+        let namedId = message["requestId"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
         let bridgeEntry = log.entries.count
         append(kind: .bridge, type: type, requestId: message["requestId"]?.stringValue, data: .null, &log)
         let outcome: Outcome
@@ -12,10 +14,10 @@ extension HostSession {
         switch parser.parse(type: type, message: message) {
         case let .ignored(reason):
             outcome = .ignored(reason)
-            if reason == .capabilityNotAdvertised { monitorUnadvertisedStart(&log) }
+            if reason == .capabilityNotAdvertised { monitorUnadvertisedStart(requestId: namedId, &log) }
         case let .rejected(rejection):
             outcome = .rejected(rejection)
-            if type.hasPrefix("todayPage.") { monitorRejected(type: type, rejection, &log) }
+            if type.hasPrefix("todayPage.") { monitorRejected(type: type, rejection, requestId: namedId, &log) }
         case let .event(event):
             (outcome, resolution) = bridgeEvent(event, &log)
         }

@@ -27,8 +27,8 @@ extension HostSession {
     }
 
     /// M2: `refreshStarted` is only for hosts that advertise the feedback capability.
-    mutating func monitorUnadvertisedStart(_ log: inout StepLog) {
-        violation("M2", requestId: nil,
+    mutating func monitorUnadvertisedStart(requestId: String?, _ log: inout StepLog) {
+        violation("M2", requestId: requestId,
                   "Web sent todayPage.refreshStarted but this host does not advertise \(Capability.revalidateFeedback); Web must not emit it then", &log)
     }
 
@@ -60,8 +60,8 @@ extension HostSession {
     }
 
     /// M8: known `todayPage.*` events must keep their shape.
-    mutating func monitorRejected(type: String, _ rejection: BridgeRejection, _ log: inout StepLog) {
-        violation("M8", requestId: nil,
+    mutating func monitorRejected(type: String, _ rejection: BridgeRejection, requestId: String?, _ log: inout StepLog) {
+        violation("M8", requestId: requestId,
                   "Web sent a malformed \(type) (\(rejection.reason)); the host rejected it at the bridge", &log)
     }
 

@@ -7,13 +7,13 @@ struct ReportHandlers: Sendable {
 
     /// `GET …/report`, or JUnit XML with `?format=junit`.
     func report(_ request: HTTPRequest, _ path: PathParameters) throws(APIError) -> HTTPResponse {
-        let format = try QueryParameters(request: request).oneOf("format", ["json", "junit"]) ?? "json"
         let report: SessionReport
         do throws(StoreError) {
             report = try store.report(path["id"])
         } catch {
             throw APIError(error)
         }
+        let format = try QueryParameters(request: request).oneOf("format", ["json", "junit"]) ?? "json"
         guard format == "junit" else { return .json(report.json) }
         return HTTPResponse(status: 200, headers: [("Content-Type", "application/xml; charset=utf-8")],
                             body: Array(report.junit.utf8))
