@@ -4,19 +4,6 @@ import TodayHost
 
 /// Every error code of the contract, and that an input answered with an error changes nothing.
 @Suite struct ErrorTests {
-    /// A problem document: `type`, `title`, `status`, `detail`, `code` (and `field`).
-    func expectProblem(_ reply: Client.Reply, _ status: Int, _ code: String, field: String? = nil,
-                       sourceLocation: SourceLocation = #_sourceLocation) {
-        #expect(reply.status == status, "\(reply.text)", sourceLocation: sourceLocation)
-        #expect(reply.header("Content-Type") == "application/problem+json", sourceLocation: sourceLocation)
-        #expect(reply["code"] == .string(code), "\(reply.text)", sourceLocation: sourceLocation)
-        #expect(reply["status"] == .int(Int64(status)), sourceLocation: sourceLocation)
-        #expect(reply["type"] == .string("/problems/\(code)"), sourceLocation: sourceLocation)
-        #expect(reply["title"]?.stringValue?.isEmpty == false, sourceLocation: sourceLocation)
-        #expect(reply["detail"]?.stringValue?.isEmpty == false, sourceLocation: sourceLocation)
-        #expect(reply["field"] == field.map(JSON.string), sourceLocation: sourceLocation)
-    }
-
     @Test func creationErrors() async throws {
         let server = try TestServer()
         let client = Client(server: server)

@@ -52,9 +52,9 @@ extension MonitorEndpointTests {
             // An action the dialog does not offer is invalid: nothing changes, the dialog stays open.
             let view = try await client.get("/v1/sessions/ed").json
             let timeline = try await client.timeline("ed")
-            expectMonitorProblem(try await client.post("/v1/sessions/ed/gestures", ["type": "dialog.choose", "actionId": "archive"]),
+            expectProblem(try await client.post("/v1/sessions/ed/gestures", ["type": "dialog.choose", "actionId": "archive"]),
                                  400, "invalid_field", field: "actionId")
-            expectMonitorProblem(try await client.post("/v1/sessions/ed/gestures", ["type": "dialog.choose", "actionId": ""]),
+            expectProblem(try await client.post("/v1/sessions/ed/gestures", ["type": "dialog.choose", "actionId": ""]),
                                  400, "invalid_field", field: "actionId")
             #expect(try await client.get("/v1/sessions/ed").json == view)
             #expect(try await client.timeline("ed") == timeline)
@@ -229,9 +229,9 @@ extension MonitorEndpointTests {
             #expect(payloads(in: explicit["entries"] ?? .null) == [[
                 "type": "todayPage.scrollToSection", "schemaVersion": 1, "batchId": "b2", "behavior": "auto", "highlight": false,
             ]])
-            expectMonitorProblem(try await client.post("/v1/sessions/s1/commands", ["type": "todayPage.scrollToSection"]),
+            expectProblem(try await client.post("/v1/sessions/s1/commands", ["type": "todayPage.scrollToSection"]),
                                  400, "invalid_field", field: "batchId")
-            expectMonitorProblem(try await client.post("/v1/sessions/s1/commands", ["type": "todayPage.scrollToSection", "batchId": "b", "highlight": "yes"]),
+            expectProblem(try await client.post("/v1/sessions/s1/commands", ["type": "todayPage.scrollToSection", "batchId": "b", "highlight": "yes"]),
                                  400, "invalid_field", field: "highlight")
         }
     }

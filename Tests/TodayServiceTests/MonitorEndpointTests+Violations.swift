@@ -73,13 +73,13 @@ extension MonitorEndpointTests {
         @Test func violationsQueryErrors() async throws {
             let server = try TestServer()
             let client = Client(server: server)
-            expectMonitorProblem(try await client.get("/v1/violations?code=M10"), 400, "invalid_field", field: "code")
-            expectMonitorProblem(try await client.get("/v1/violations?code=m1"), 400, "invalid_field", field: "code")
-            expectMonitorProblem(try await client.get("/v1/violations?limit=0"), 400, "invalid_field", field: "limit")
-            expectMonitorProblem(try await client.get("/v1/violations?limit=1001"), 400, "invalid_field", field: "limit")
-            expectMonitorProblem(try await client.get("/v1/violations?limit=x"), 400, "invalid_field", field: "limit")
-            expectMonitorProblem(try await client.get("/v1/violations?after=abc"), 400, "invalid_field", field: "after")
-            expectMonitorProblem(try await client.get("/v1/violations?uid="), 400, "invalid_field", field: "uid")
+            expectProblem(try await client.get("/v1/violations?code=M10"), 400, "invalid_field", field: "code")
+            expectProblem(try await client.get("/v1/violations?code=m1"), 400, "invalid_field", field: "code")
+            expectProblem(try await client.get("/v1/violations?limit=0"), 400, "invalid_field", field: "limit")
+            expectProblem(try await client.get("/v1/violations?limit=1001"), 400, "invalid_field", field: "limit")
+            expectProblem(try await client.get("/v1/violations?limit=x"), 400, "invalid_field", field: "limit")
+            expectProblem(try await client.get("/v1/violations?after=abc"), 400, "invalid_field", field: "after")
+            expectProblem(try await client.get("/v1/violations?uid="), 400, "invalid_field", field: "uid")
             #expect(try await client.get("/v1/violations").json == ["violations": [], "next": nil])
         }
 

@@ -179,12 +179,12 @@ import TodayHost
         let server = try TestServer()
         let client = Client(server: server)
         try await client.create(["uid": "u1", "id": "s1"])
-        expectMonitorProblem(try await client.get("/v1/sessions/s1/report?format=pdf"), 400, "invalid_field", field: "format")
-        expectMonitorProblem(try await client.get("/v1/sessions/s1/report?format="), 400, "invalid_field", field: "format")
-        expectMonitorProblem(try await client.get("/v1/sessions/nobody/report"), 404, "session_not_found")
-        expectMonitorProblem(try await client.get("/v1/sessions/nobody/report?format=junit"), 404, "session_not_found")
+        expectProblem(try await client.get("/v1/sessions/s1/report?format=pdf"), 400, "invalid_field", field: "format")
+        expectProblem(try await client.get("/v1/sessions/s1/report?format="), 400, "invalid_field", field: "format")
+        expectProblem(try await client.get("/v1/sessions/nobody/report"), 404, "session_not_found")
+        expectProblem(try await client.get("/v1/sessions/nobody/report?format=junit"), 404, "session_not_found")
         let post = try await client.post("/v1/sessions/s1/report", [:])
-        expectMonitorProblem(post, 405, "method_not_allowed")
+        expectProblem(post, 405, "method_not_allowed")
         #expect(post.header("Allow") == "GET")
     }
 
@@ -193,8 +193,8 @@ import TodayHost
     @Test func reportOfAnUnknownSessionIs404EvenWithABadFormat() async throws {
         let server = try TestServer()
         let client = Client(server: server)
-        expectMonitorProblem(try await client.get("/v1/sessions/nobody/timeline?limit=0"), 404, "session_not_found")
-        expectMonitorProblem(try await client.get("/v1/sessions/nobody/report?format=pdf"), 404, "session_not_found")
+        expectProblem(try await client.get("/v1/sessions/nobody/timeline?limit=0"), 404, "session_not_found")
+        expectProblem(try await client.get("/v1/sessions/nobody/report?format=pdf"), 404, "session_not_found")
     }
 
     // MARK: Helpers

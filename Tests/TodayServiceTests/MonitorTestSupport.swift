@@ -18,19 +18,6 @@ extension Client {
     }
 }
 
-/// A problem document: `type`, `title`, `status`, `detail`, `code` (and `field`), as ErrorTests checks it.
-func expectMonitorProblem(_ reply: Client.Reply, _ status: Int, _ code: String, field: String? = nil,
-                          sourceLocation: SourceLocation = #_sourceLocation) {
-    #expect(reply.status == status, "\(reply.text)", sourceLocation: sourceLocation)
-    #expect(reply.header("Content-Type") == "application/problem+json", sourceLocation: sourceLocation)
-    #expect(reply["code"] == .string(code), "\(reply.text)", sourceLocation: sourceLocation)
-    #expect(reply["status"] == .int(Int64(status)), sourceLocation: sourceLocation)
-    #expect(reply["type"] == .string("/problems/\(code)"), sourceLocation: sourceLocation)
-    #expect(reply["title"]?.stringValue?.isEmpty == false, sourceLocation: sourceLocation)
-    #expect(reply["detail"]?.stringValue?.isEmpty == false, sourceLocation: sourceLocation)
-    #expect(reply["field"] == field.map(JSON.string), "\(reply.text)", sourceLocation: sourceLocation)
-}
-
 func items(_ json: JSON?) -> [JSON] {
     guard case let .array(values)? = json else { return [] }
     return values

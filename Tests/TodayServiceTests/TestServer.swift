@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -149,3 +150,17 @@ struct Client: Sendable {
 enum ClientError: Error {
     case unexpected(Int, String)
 }
+
+/// A problem document (RFC 9457): `type`, `title`, `status`, `detail`, `code` (and `field`).
+func expectProblem(_ reply: Client.Reply, _ status: Int, _ code: String, field: String? = nil,
+                   sourceLocation: SourceLocation = #_sourceLocation) {
+    #expect(reply.status == status, "\(reply.text)", sourceLocation: sourceLocation)
+    #expect(reply.header("Content-Type") == "application/problem+json", sourceLocation: sourceLocation)
+    #expect(reply["code"] == .string(code), "\(reply.text)", sourceLocation: sourceLocation)
+    #expect(reply["status"] == .int(Int64(status)), sourceLocation: sourceLocation)
+    #expect(reply["type"] == .string("/problems/\(code)"), sourceLocation: sourceLocation)
+    #expect(reply["title"]?.stringValue?.isEmpty == false, sourceLocation: sourceLocation)
+    #expect(reply["detail"]?.stringValue?.isEmpty == false, sourceLocation: sourceLocation)
+    #expect(reply["field"] == field.map(JSON.string), "\(reply.text)", sourceLocation: sourceLocation)
+}
+
