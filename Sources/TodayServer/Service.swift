@@ -11,7 +11,7 @@ public final class TodayService: Sendable {
     public init(store: SessionStore, scheduler: WallClockScheduler?, log: RequestLog) {
         self.log = log
         let sessions = SessionHandlers(store: store, scheduler: scheduler)
-        let inputs = InputHandlers(store: store, scheduler: scheduler)
+        let inputs = InputHandlers(store: store, scheduler: scheduler, log: log)
         let reports = ReportHandlers(store: store)
         var router = Router()
         router.add("GET", "/healthz") { _, _ in .json(["status": "ok"]) }

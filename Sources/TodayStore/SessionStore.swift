@@ -16,7 +16,7 @@ public final class SessionStore: @unchecked Sendable {
     // Guarded by `readLock`; `nil` for `:memory:` (a second connection would see another database).
     private let readStatements: StoreStatements?
     private let cache: SessionCache
-    private let groupCommit = GroupCommit()
+    private var groupCommit: GroupCommit!
     private let checkpointer: WALCheckpointer?
     /// Tests set this to make the next commit fail as a full disk would (guarded by `writeLock`).
     var failNextCommitForTesting = false
@@ -49,9 +49,17 @@ public final class SessionStore: @unchecked Sendable {
         }
         cache = SessionCache(capacity: cacheCapacity)
         self.unixNow = unixNow
+        groupCommit = GroupCommit { [weak self] batch in
+            guard let self else {
+                for pending in batch { pending.result = .failure(.database(SQLiteError(code: -1, message: "the store is closed", sql: nil))) }
+                return
+            }
+            commitBatch(batch)
+        }
     }
 
     deinit {
+        groupCommit.stop()
         checkpointer?.stop()
     }
 
@@ -93,8 +101,21 @@ public final class SessionStore: @unchecked Sendable {
     /// returning. A `wall` session first catches up with the real clock, in the same
     /// transaction. Concurrent inputs share transactions (`GroupCommit`).
     public func apply(_ input: Input, to id: String) throws(StoreError) -> Write {
-        let pending = GroupCommit.Pending(input: input, sessionId: id)
-        return try groupCommit.submit(pending, commit: commitBatch).get()
+        let done = DispatchSemaphore(value: 0)
+        let outcome = WriteOutcome()
+        apply(input, to: id) { result in
+            outcome.result = result
+            done.signal()
+        }
+        done.wait()
+        return try outcome.result!.get()
+    }
+
+    /// The same, answered by calling `completion` on the writer thread once the input's
+    /// transaction has committed (or failed). The caller's thread does not wait.
+    public func apply(_ input: Input, to id: String,
+                      completion: @escaping @Sendable (Result<Write, StoreError>) -> Void) {
+        groupCommit.submit(GroupCommit.Pending(input: input, sessionId: id, completion: completion))
     }
 
     /// One transaction for a batch of inputs, in arrival order. An input the session refuses
@@ -428,4 +449,9 @@ public final class SessionStore: @unchecked Sendable {
 /// For catching a listed `wall` session's clock up in memory only: nothing is looked up.
 private struct NoLedger: RequestLedger {
     func record(for requestId: String) -> RequestRecord? { nil }
+}
+
+/// Carries one write's result from the writer thread to a caller that waits for it.
+private final class WriteOutcome: @unchecked Sendable {
+    var result: Result<SessionStore.Write, StoreError>?
 }

@@ -17,7 +17,7 @@ enum CommandLineInterface {
         var host = "127.0.0.1"
         var port = 8080
         var database = ".todaysim/sessions.sqlite"
-        var threads = 32
+        var threads = 2
         var quiet = false
         var durability = Durability.normal
     }

@@ -5,6 +5,10 @@ public struct HTTPResponse {
     public var status: Int
     public var headers: [(String, String)]
     public var body: [UInt8]
+    /// Set for an answer that is not ready yet: the server parks the connection (no thread
+    /// waits) and calls this with `finish`; the work calls `finish` from any thread with a
+    /// closure that makes the response, which then runs on the server's thread.
+    public var deferred: (@Sendable (_ finish: @escaping @Sendable (@escaping @Sendable () -> HTTPResponse) -> Void) -> Void)?
 
     public init(status: Int, headers: [(String, String)] = [], body: [UInt8] = []) {
         self.status = status
@@ -23,5 +27,12 @@ public struct HTTPResponse {
     /// A JSON body assembled from pieces already encoded (stored timeline entries).
     public static func jsonBytes(_ bytes: [UInt8], status: Int = 200) -> HTTPResponse {
         HTTPResponse(status: status, headers: [("Content-Type", jsonContentType)], body: bytes)
+    }
+
+    /// An answer made later, when `work` finishes.
+    public static func later(_ work: @escaping @Sendable (_ finish: @escaping @Sendable (@escaping @Sendable () -> HTTPResponse) -> Void) -> Void) -> HTTPResponse {
+        var response = HTTPResponse(status: 0)
+        response.deferred = work
+        return response
     }
 }

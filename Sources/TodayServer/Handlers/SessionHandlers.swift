@@ -82,6 +82,7 @@ struct SessionHandlers: Sendable {
 struct InputHandlers: Sendable {
     let store: SessionStore
     let scheduler: WallClockScheduler?
+    let log: RequestLog
 
     /// A handler that decodes its body with `decode` and applies the input.
     func feed(_ decode: @escaping @Sendable ([UInt8]) throws(APIError) -> Input) -> Router.Handler {
@@ -97,12 +98,21 @@ struct InputHandlers: Sendable {
                 if stored.session.isClosed { throw .sessionClosed }
                 throw error
             }
-            do throws(StoreError) {
-                let write = try store.apply(input, to: id)
-                if write.stored.isWall { scheduler?.poke() }
-                return Responses.input(write, view: store.viewBytes(after: write))
-            } catch {
-                throw APIError(error)
+            // The input joins the writer's next transaction; this thread does not wait for it.
+            return .later { [store, scheduler, log] finish in
+                store.apply(input, to: id) { result in
+                    finish {
+                        switch result {
+                        case let .success(write):
+                            if write.stored.isWall { scheduler?.poke() }
+                            return Responses.input(write, view: store.viewBytes(after: write))
+                        case let .failure(error):
+                            let problem = APIError(error)
+                            if let detail = problem.logDetail { log.note("input to a session: \(detail)") }
+                            return problem.response
+                        }
+                    }
+                }
             }
         }
     }

@@ -44,6 +44,7 @@ public final class HTTPServer: @unchecked Sendable {
         self.log = log
 
         var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_USE_ITC.rawValue
+            | MHD_ALLOW_SUSPEND_RESUME.rawValue
         if isIPv6 != 0 { flags |= MHD_USE_IPv6.rawValue }
         // The server outlives its daemon: stop() (also from deinit) ends the daemon first.
         let context = Unmanaged.passUnretained(self).toOpaque()
@@ -90,6 +91,10 @@ public final class HTTPServer: @unchecked Sendable {
             return .YES
         }
         let exchange = Unmanaged<Exchange>.fromOpaque(stored).takeUnretainedValue()
+        if let (makeResponse, route) = exchange.takeFinished() {
+            // Resumed: the parked answer is ready.
+            return queue(makeResponse(), on: connection, method: method, route: route, exchange: exchange)
+        }
         if uploadSize.pointee > 0 {
             if !exchange.answered, let upload {
                 if exchange.body.count + uploadSize.pointee > Self.maximumBodyBytes {
@@ -114,7 +119,17 @@ public final class HTTPServer: @unchecked Sendable {
             header: { [connection] name in todaysim_request_header(connection, name).map { String(cString: $0) } },
             query: { [connection] name in todaysim_query_argument(connection, name).map { String(cString: $0) } })
         let (response, routeName) = respond(request)
-        return queue(response, on: connection, method: method, route: routeName, exchange: exchange)
+        guard let deferred = response.deferred else {
+            return queue(response, on: connection, method: method, route: routeName, exchange: exchange)
+        }
+        // Park the connection until the work is done; resuming makes libmicrohttpd call us again.
+        MHD_suspend_connection(connection)
+        let parked = ParkedConnection(connection)
+        deferred { makeResponse in
+            exchange.finish(makeResponse, route: routeName)
+            MHD_resume_connection(parked.connection)
+        }
+        return .YES
     }
 
     fileprivate func completed(slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) {
@@ -144,11 +159,36 @@ public final class HTTPServer: @unchecked Sendable {
 
 /// One request's state between libmicrohttpd's calls: retained in its connection slot from
 /// the first call, released when the request completes.
-private final class Exchange {
+private final class Exchange: @unchecked Sendable {
     var body: [UInt8] = []
     var tooLarge = false
     var answered = false
     let startedAt = DispatchTime.now()
+    private let lock = NSLock()
+    // Guarded by `lock`: set by the work that a parked request waits for.
+    private var finished: (make: @Sendable () -> HTTPResponse, route: String)?
+
+    func finish(_ make: @escaping @Sendable () -> HTTPResponse, route: String) {
+        lock.lock()
+        finished = (make, route)
+        lock.unlock()
+    }
+
+    func takeFinished() -> (@Sendable () -> HTTPResponse, String)? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let ready = finished else { return nil }
+        finished = nil
+        return (ready.make, ready.route)
+    }
+}
+
+/// A suspended connection handed to the thread that will resume it (libmicrohttpd allows
+/// resuming from any thread).
+private struct ParkedConnection: @unchecked Sendable {
+    let connection: OpaquePointer
+
+    init(_ connection: OpaquePointer) { self.connection = connection }
 }
 
 /// Counts requests in flight so a stop can let them finish.
