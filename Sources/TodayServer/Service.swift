@@ -20,6 +20,8 @@ public final class TodayService: Sendable {
         }
         router.add("POST", "/v1/sessions", sessions.create)
         router.add("GET", "/v1/sessions", sessions.list)
+        router.add("DELETE", "/v1/sessions", sessions.deleteLabelled)
+        router.add("POST", "/v1/reset", sessions.reset)
         router.add("GET", "/v1/sessions/{id}", sessions.read)
         router.add("DELETE", "/v1/sessions/{id}", sessions.tearDown)
         router.add("POST", "/v1/sessions/{id}/gestures", inputs.feed(InputDecoding.gesture))

@@ -11,12 +11,16 @@ final class GroupCommit: @unchecked Sendable {
     final class Pending {
         let input: Input
         let sessionId: String
+        /// `If-Match`: the version the session must still be at.
+        let expectedVersion: Int?
         var result: Result<SessionStore.Write, StoreError>?
         let completion: @Sendable (Result<SessionStore.Write, StoreError>) -> Void
 
-        init(input: Input, sessionId: String, completion: @escaping @Sendable (Result<SessionStore.Write, StoreError>) -> Void) {
+        init(input: Input, sessionId: String, expectedVersion: Int?,
+             completion: @escaping @Sendable (Result<SessionStore.Write, StoreError>) -> Void) {
             self.input = input
             self.sessionId = sessionId
+            self.expectedVersion = expectedVersion
             self.completion = completion
         }
     }

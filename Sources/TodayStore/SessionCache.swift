@@ -57,6 +57,12 @@ final class SessionCache: @unchecked Sendable {
         if entries.count > capacity { evict() }
     }
 
+    func remove(_ ids: [String]) {
+        lock.lock()
+        defer { lock.unlock() }
+        for id in ids { entries.removeValue(forKey: id) }
+    }
+
     var count: Int {
         lock.lock()
         defer { lock.unlock() }

@@ -100,10 +100,10 @@ public final class SessionStore: @unchecked Sendable {
     /// Applies one input to session `id` and commits it with everything it wrote, before
     /// returning. A `wall` session first catches up with the real clock, in the same
     /// transaction. Concurrent inputs share transactions (`GroupCommit`).
-    public func apply(_ input: Input, to id: String) throws(StoreError) -> Write {
+    public func apply(_ input: Input, to id: String, ifVersion expectedVersion: Int? = nil) throws(StoreError) -> Write {
         let done = DispatchSemaphore(value: 0)
         let outcome = WriteOutcome()
-        apply(input, to: id) { result in
+        apply(input, to: id, ifVersion: expectedVersion) { result in
             outcome.result = result
             done.signal()
         }
@@ -113,9 +113,12 @@ public final class SessionStore: @unchecked Sendable {
 
     /// The same, answered by calling `completion` on the writer thread once the input's
     /// transaction has committed (or failed). The caller's thread does not wait.
-    public func apply(_ input: Input, to id: String,
+    /// With `expectedVersion` (`If-Match`) the input is refused, changing nothing, when the
+    /// session is no longer at that version.
+    public func apply(_ input: Input, to id: String, ifVersion expectedVersion: Int? = nil,
                       completion: @escaping @Sendable (Result<Write, StoreError>) -> Void) {
-        groupCommit.submit(GroupCommit.Pending(input: input, sessionId: id, completion: completion))
+        groupCommit.submit(GroupCommit.Pending(input: input, sessionId: id, expectedVersion: expectedVersion,
+                                               completion: completion))
     }
 
     /// One transaction for a batch of inputs, in arrival order. An input the session refuses
@@ -139,6 +142,10 @@ public final class SessionStore: @unchecked Sendable {
                         pending.result = .failure(error)
                         continue
                     }
+                }
+                if let expected = pending.expectedVersion, expected != session.session.version {
+                    pending.result = .failure(.versionMismatch(expected: expected, current: session.session.version))
+                    continue
                 }
                 switch try applyInTransaction(pending.input, to: session) {
                 case let .success(write):
@@ -223,6 +230,15 @@ public final class SessionStore: @unchecked Sendable {
         return try catchUp(id)
     }
 
+    /// The view's bytes and a tag that changes whenever anything in the view but a `wall`
+    /// session's clock changes (every such change is an input or a fired timer, so it moves
+    /// `version` or the timeline).
+    public func taggedView(_ id: String) throws(StoreError) -> (bytes: [UInt8], tag: String) {
+        let bytes = try viewBytes(id)
+        let session = try session(id).session
+        return (bytes, "\(session.version)-\(session.lastSeq)")
+    }
+
     /// The session view's JSON bytes, from the cache when the session has not changed.
     public func viewBytes(_ id: String) throws(StoreError) -> [UInt8] {
         if let (view, stored) = cache.view(id), !stored.isWall {
@@ -276,11 +292,14 @@ public final class SessionStore: @unchecked Sendable {
         public var entries: [[UInt8]]
         public var next: Int
         public var more: Bool
+        /// The session's last `seq` when the page was read (its `ETag`).
+        public var lastSeq: Int
     }
 
     /// Entries after `seq`, oldest first, optionally of one kind.
     public func timeline(_ id: String, after seq: Int, limit: Int, kind: String?) throws(StoreError) -> TimelinePage {
-        let ord = try session(id).ord
+        let stored = try session(id)
+        let ord = stored.ord
         let rows = try readingRows { statements throws(SQLiteError) in
             let statement = kind == nil ? statements.timelinePage : statements.timelinePageOfKind
             var values: [SQLiteValue] = [.integer(ord), .integer(seq)]
@@ -289,7 +308,8 @@ public final class SessionStore: @unchecked Sendable {
             return try statement.rows(values) { ($0.int(0), $0.blob(1)) }
         }
         let page = rows.prefix(limit)
-        return TimelinePage(entries: page.map(\.1), next: page.last?.0 ?? seq, more: rows.count > limit)
+        return TimelinePage(entries: page.map(\.1), next: page.last?.0 ?? seq, more: rows.count > limit,
+                            lastSeq: stored.session.lastSeq)
     }
 
     /// The session's verdict (M1–M9): its violations and how each native request ended.
@@ -327,6 +347,28 @@ public final class SessionStore: @unchecked Sendable {
         let page = rows.prefix(limit)
         return ViolationPage(violations: page.map { ($0.1, $0.2) },
                              next: rows.count > limit ? page.last.map { String($0.0) } : nil)
+    }
+
+    /// Ends and deletes every session with `label` (or, with `nil`, every session): rows,
+    /// timelines, ledgers and violations. Returns how many were deleted.
+    public func purge(label: String?) throws(StoreError) -> Int {
+        writeLock.lock()
+        defer { writeLock.unlock() }
+        do {
+            try statements.begin.run()
+            let ids = try statements.sessionsToPurge.rows([.text(label), .text(label)]) { ($0.int64(0), $0.text(1) ?? "") }
+            for (ord, _) in ids {
+                for statement in [statements.purgeTimeline, statements.purgeRequests, statements.purgeViolations, statements.purgeSession] {
+                    try statement.run([.integer(ord)])
+                }
+            }
+            try statements.commit.run()
+            cache.remove(ids.map(\.1))
+            return ids.count
+        } catch {
+            try? statements.rollback.run()
+            throw .database(error)
+        }
     }
 
     // MARK: Inside the write lock

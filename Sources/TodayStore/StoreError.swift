@@ -10,6 +10,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     case database(SQLiteError)
     /// A stored row could not be read back.
     case corrupt(String)
+    /// `If-Match` named a version the session has moved past.
+    case versionMismatch(expected: Int, current: Int)
 
     public var description: String {
         switch self {
@@ -20,6 +22,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
             return "the database was written by a newer todaysim (schema \(found); this one knows up to \(supported))"
         case let .database(error): return error.description
         case let .corrupt(detail): return "stored data cannot be read: \(detail)"
+        case let .versionMismatch(expected, current):
+            return "the session is at version \(current), not \(expected) as If-Match requires"
         }
     }
 

@@ -19,6 +19,11 @@ final class StoreStatements {
     let insertViolation: Statement
     let sessionRecords: Statement
     let violationsPage: Statement
+    let sessionsToPurge: Statement
+    let purgeTimeline: Statement
+    let purgeRequests: Statement
+    let purgeViolations: Statement
+    let purgeSession: Statement
 
     init(_ database: Database) throws(SQLiteError) {
         insertSession = try database.prepare("""
@@ -30,6 +35,11 @@ final class StoreStatements {
             "UPDATE sessions SET closed = ?, next_due_ms = ?, version = ?, state = ? WHERE ord = ?")
         updateUid = try database.prepare("UPDATE sessions SET uid = ? WHERE ord = ?")
         insertViolation = try database.prepare("INSERT INTO violations (session, seq, code) VALUES (?, ?, ?)")
+        sessionsToPurge = try database.prepare("SELECT ord, id FROM sessions WHERE (? IS NULL OR label = ?)")
+        purgeTimeline = try database.prepare("DELETE FROM timeline WHERE session = ?")
+        purgeRequests = try database.prepare("DELETE FROM requests WHERE session = ?")
+        purgeViolations = try database.prepare("DELETE FROM violations WHERE session = ?")
+        purgeSession = try database.prepare("DELETE FROM sessions WHERE ord = ?")
         sessionRecords = try database.prepare("SELECT record FROM requests WHERE session = ?")
         violationsPage = try database.prepare("""
             SELECT v.ord, s.id, t.entry FROM violations v

@@ -77,4 +77,20 @@ import TodayHost
         #expect(firstNow >= 300)
         #expect(secondNow >= firstNow)
     }
+
+    @Test func aWallSessionsTagMovesWhenATimerFiresButNotWithItsClock() async throws {
+        let server = try TestServer()
+        let client = Client(server: server)
+        try await client.create(["uid": "u1", "id": "w1", "clock": "wall", "timing": ["softRefreshDeadlineMs": 200]])
+        _ = try await client.post("/v1/sessions/w1/lifecycle", ["type": "tabActivated", "requestId": "t1"])
+        let before = try await client.get("/v1/sessions/w1")
+        let tag = try #require(before.header("ETag"))
+        let again = try await client.send("GET", "/v1/sessions/w1", headers: ["If-None-Match": tag])
+        #expect(again.status == 304, "only the wall clock moved")
+        try await Task.sleep(nanoseconds: 400_000_000)
+        let after = try await client.send("GET", "/v1/sessions/w1", headers: ["If-None-Match": tag])
+        #expect(after.status == 200, "the deadline fired: a timeline entry, no input")
+        #expect(after["version"] == before["version"])
+        #expect(after.header("ETag") != tag)
+    }
 }

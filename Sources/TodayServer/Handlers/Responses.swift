@@ -1,3 +1,4 @@
+import Foundation
 import TodayHost
 import TodayStore
 
@@ -26,14 +27,14 @@ enum Responses {
     }
 
     /// `{"entries":[…], "next", "more"}`, the stored entry bytes spliced in as they are.
-    static func timeline(_ page: SessionStore.TimelinePage) -> HTTPResponse {
+    static func timelineBytes(_ page: SessionStore.TimelinePage) -> [UInt8] {
         var bytes = Array(#"{"entries":["#.utf8)
         for (index, entry) in page.entries.enumerated() {
             if index > 0 { bytes.append(UInt8(ascii: ",")) }
             bytes += entry
         }
         bytes += Array(#"],"next":\#(page.next),"more":\#(page.more)}"#.utf8)
-        return .jsonBytes(bytes)
+        return bytes
     }
 }
 
@@ -44,9 +45,46 @@ extension APIError {
         case let .sessionNotFound(id): self = .sessionNotFound(id)
         case let .sessionExists(id): self = .sessionExists(id)
         case let .input(inputError): self = APIError(inputError)
+        case let .versionMismatch(expected, current):
+            self = APIError(code: "precondition_failed", status: 412,
+                            detail: "If-Match names version \(expected) but the session is at version \(current)")
         case .newerSchema, .database, .corrupt:
             self = .internalError
             logDetail = error.description
         }
     }
 }
+
+/// `ETag` / `If-None-Match` for polling clients: an unchanged resource answers `304` with no body.
+enum Conditional {
+    static let cacheControl = ("Cache-Control", "no-cache")
+
+    /// `body` with its tag, or `304` when the client already has that tag.
+    static func respond(_ request: HTTPRequest, tag: String, body: [UInt8]) -> HTTPResponse {
+        let etag = "\"\(tag)\""
+        if let known = request.header("If-None-Match"),
+           known.split(separator: ",").contains(where: { candidate in
+               let trimmed = candidate.trimmingCharacters(in: .whitespaces)
+               return trimmed == "*" || trimmed == etag || trimmed == "W/" + etag
+           })
+        {
+            return HTTPResponse(status: 304, headers: [("ETag", etag), cacheControl])
+        }
+        var response = HTTPResponse.jsonBytes(body)
+        response.headers += [("ETag", etag), cacheControl]
+        return response
+    }
+
+    /// `If-Match: <version>` on an input (quotes and `W/` allowed); `nil` without the header.
+    static func expectedVersion(_ request: HTTPRequest) throws(APIError) -> Int? {
+        guard let text = request.header("If-Match") else { return nil }
+        var value = text.trimmingCharacters(in: .whitespaces)
+        if value.hasPrefix("W/") { value.removeFirst(2) }
+        value = value.trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+        guard let version = Int(value), version >= 1 else {
+            throw .invalidField("If-Match", "must be a session version (a positive integer)")
+        }
+        return version
+    }
+}
+

@@ -37,9 +37,31 @@ struct SessionHandlers: Sendable {
         return .json(["sessions": .array(page.sessions.map(\.session.view)), "next": .string(page.next)])
     }
 
-    func read(_: HTTPRequest, _ path: PathParameters) throws(APIError) -> HTTPResponse {
+    func read(_ request: HTTPRequest, _ path: PathParameters) throws(APIError) -> HTTPResponse {
         do throws(StoreError) {
-            return .jsonBytes(try store.viewBytes(path["id"]))
+            let view = try store.taggedView(path["id"])
+            return Conditional.respond(request, tag: view.tag, body: view.bytes)
+        } catch {
+            throw APIError(error)
+        }
+    }
+
+    /// `DELETE /v1/sessions?label=…`: ends and purges one test run's sessions.
+    func deleteLabelled(_ request: HTTPRequest, _: PathParameters) throws(APIError) -> HTTPResponse {
+        guard let label = try QueryParameters(request: request).string("label") else {
+            throw .invalidField("label", "is required: DELETE /v1/sessions purges the sessions of one label")
+        }
+        do throws(StoreError) {
+            return .json(["deleted": .int(try store.purge(label: label))])
+        } catch {
+            throw APIError(error)
+        }
+    }
+
+    /// `POST /v1/reset`: purges every session (for local use).
+    func reset(_: HTTPRequest, _: PathParameters) throws(APIError) -> HTTPResponse {
+        do throws(StoreError) {
+            return .json(["deleted": .int(try store.purge(label: nil))])
         } catch {
             throw APIError(error)
         }
@@ -55,8 +77,9 @@ struct SessionHandlers: Sendable {
         let kind = try query.oneOf("kind", TimelineEntry.Kind.allCases.map(\.rawValue))
         let after = try query.afterSeq()
         let limit = try query.limit()
-        do {
-            return Responses.timeline(try store.timeline(path["id"], after: after, limit: limit, kind: kind))
+        do throws(StoreError) {
+            let page = try store.timeline(path["id"], after: after, limit: limit, kind: kind)
+            return Conditional.respond(request, tag: "t\(page.lastSeq)", body: Responses.timelineBytes(page))
         } catch {
             throw APIError(error)
         }
@@ -88,6 +111,7 @@ struct InputHandlers: Sendable {
     func feed(_ decode: @escaping @Sendable ([UInt8]) throws(APIError) -> Input) -> Router.Handler {
         { [self] (request: HTTPRequest, path: PathParameters) throws(APIError) -> HTTPResponse in
             let id = path["id"]
+            let expectedVersion = try Conditional.expectedVersion(request)
             let input: Input
             do throws(APIError) {
                 input = try decode(request.body)
@@ -100,7 +124,7 @@ struct InputHandlers: Sendable {
             }
             // The input joins the writer's next transaction; this thread does not wait for it.
             return .later { [store, scheduler, log] finish in
-                store.apply(input, to: id) { result in
+                store.apply(input, to: id, ifVersion: expectedVersion) { result in
                     finish {
                         switch result {
                         case let .success(write):
