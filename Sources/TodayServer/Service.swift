@@ -7,10 +7,13 @@ import TodayStore
 public final class TodayService: Sendable {
     public let router: Router
     private let log: RequestLog
+    /// Parked `waitMs` timeline requests.
+    public let waiters = TimelineWaiters()
 
     public init(store: SessionStore, scheduler: WallClockScheduler?, log: RequestLog) {
         self.log = log
-        let sessions = SessionHandlers(store: store, scheduler: scheduler)
+        store.observeChanges { [waiters] ids in waiters.sessionsChanged(ids) }
+        let sessions = SessionHandlers(store: store, scheduler: scheduler, waiters: waiters)
         let inputs = InputHandlers(store: store, scheduler: scheduler, log: log)
         let reports = ReportHandlers(store: store)
         var router = Router()
@@ -34,6 +37,11 @@ public final class TodayService: Sendable {
         router.add("GET", "/v1/sessions/{id}/report", reports.report)
         router.add("GET", "/v1/violations", reports.violations)
         self.router = router
+    }
+
+    /// Answers every parked request now; call before stopping the HTTP server.
+    public func stop() {
+        waiters.stop()
     }
 
     /// Routes one request; every failure becomes a problem document.

@@ -18,6 +18,26 @@ public final class SessionStore: @unchecked Sendable {
     private let cache: SessionCache
     private var groupCommit: GroupCommit!
     private let checkpointer: WALCheckpointer?
+    private let observersLock = NSLock()
+    // Guarded by `observersLock`.
+    private var observers: [@Sendable ([String]) -> Void] = []
+
+    /// Calls `observer` with the ids of the sessions whose timeline grew (or that were purged),
+    /// after each commit.
+    public func observeChanges(_ observer: @escaping @Sendable ([String]) -> Void) {
+        observersLock.lock()
+        observers.append(observer)
+        observersLock.unlock()
+    }
+
+    private func notifyChanged(_ ids: [String]) {
+        guard !ids.isEmpty else { return }
+        observersLock.lock()
+        let current = observers
+        observersLock.unlock()
+        for observer in current { observer(ids) }
+    }
+
     /// Tests set this to make the next commit fail as a full disk would (guarded by `writeLock`).
     var failNextCommitForTesting = false
     private let unixNow: @Sendable () -> Millis
@@ -166,6 +186,7 @@ public final class SessionStore: @unchecked Sendable {
             return
         }
         for stored in latest.values { cache.put(stored) }
+        notifyChanged(Array(latest.keys))
     }
 
     /// Runs the engine in memory (a `wall` session first catches up), then — only when the
@@ -364,6 +385,7 @@ public final class SessionStore: @unchecked Sendable {
             }
             try statements.commit.run()
             cache.remove(ids.map(\.1))
+            notifyChanged(ids.map(\.1))
             return ids.count
         } catch {
             try? statements.rollback.run()
@@ -479,7 +501,10 @@ public final class SessionStore: @unchecked Sendable {
         do throws(StoreError) {
             let (result, changed) = try body()
             try run(statements.commit, [])
-            if let changed { cache.put(changed) }
+            if let changed {
+                cache.put(changed)
+                notifyChanged([changed.id])
+            }
             return result
         } catch {
             try? statements.rollback.run()

@@ -117,6 +117,7 @@ enum CommandLineInterface {
         stop.wait()
         withExtendedLifetime(signalSources) {}
         log.note("stopping: finishing requests in flight")
+        service.stop()
         server.stop()
         scheduler.stop()
         log.note("stopped")

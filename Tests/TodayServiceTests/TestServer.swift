@@ -13,6 +13,7 @@ final class TestServer: @unchecked Sendable {
     let databasePath: String
     private(set) var server: HTTPServer?
     private(set) var scheduler: WallClockScheduler?
+    private(set) var service: TodayService?
     private(set) var base: URL
     let logLines = LockedLines()
 
@@ -40,11 +41,13 @@ final class TestServer: @unchecked Sendable {
         scheduler.poke()
         self.server = server
         self.scheduler = scheduler
+        self.service = service
         base = URL(string: "http://127.0.0.1:\(server.port)")!
     }
 
     /// Stops serving and closes the database.
     func stop() {
+        service?.stop()
         server?.stop()
         scheduler?.stop()
         server = nil

@@ -18,6 +18,15 @@ struct QueryParameters {
         return value
     }
 
+    /// `waitMs`: how long a timeline request may wait for a new entry (0–30000, default 0).
+    func waitMs() throws(APIError) -> Int {
+        guard let text = request.query("waitMs") else { return 0 }
+        guard let value = Int(text), (0...30_000).contains(value) else {
+            throw .invalidField("waitMs", "must be an integer from 0 to 30000")
+        }
+        return value
+    }
+
     /// A session list cursor, as `next` gave it.
     func listCursor() throws(APIError) -> String? {
         guard let text = request.query("after") else { return nil }

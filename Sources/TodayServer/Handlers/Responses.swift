@@ -61,8 +61,12 @@ enum Conditional {
 
     /// `body` with its tag, or `304` when the client already has that tag.
     static func respond(_ request: HTTPRequest, tag: String, body: [UInt8]) -> HTTPResponse {
+        respond(ifNoneMatch: request.header("If-None-Match"), tag: tag, body: body)
+    }
+
+    static func respond(ifNoneMatch: String?, tag: String, body: [UInt8]) -> HTTPResponse {
         let etag = "\"\(tag)\""
-        if let known = request.header("If-None-Match"),
+        if let known = ifNoneMatch,
            known.split(separator: ",").contains(where: { candidate in
                let trimmed = candidate.trimmingCharacters(in: .whitespaces)
                return trimmed == "*" || trimmed == etag || trimmed == "W/" + etag

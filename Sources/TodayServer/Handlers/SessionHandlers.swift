@@ -1,3 +1,4 @@
+import Foundation
 import TodayHost
 import TodayStore
 
@@ -5,6 +6,7 @@ import TodayStore
 struct SessionHandlers: Sendable {
     let store: SessionStore
     let scheduler: WallClockScheduler?
+    let waiters: TimelineWaiters
 
     func create(_ request: HTTPRequest, _: PathParameters) throws(APIError) -> HTTPResponse {
         let (id, config) = try InputDecoding.creation(request.body)
@@ -77,11 +79,37 @@ struct SessionHandlers: Sendable {
         let kind = try query.oneOf("kind", TimelineEntry.Kind.allCases.map(\.rawValue))
         let after = try query.afterSeq()
         let limit = try query.limit()
+        let waitMs = try query.waitMs()
+        let deadline = Date(timeIntervalSinceNow: Double(waitMs) / 1000)
+        return try timelinePage(ifNoneMatch: request.header("If-None-Match"), id: path["id"], after: after, limit: limit,
+                                kind: kind, until: deadline)
+    }
+
+    /// The page now; or, while it is empty and the wait has time left, a parked request that
+    /// looks again whenever the session's timeline grows.
+    private func timelinePage(ifNoneMatch: String?, id: String, after: Int, limit: Int, kind: String?,
+                              until deadline: Date) throws(APIError) -> HTTPResponse {
+        let page: SessionStore.TimelinePage
         do throws(StoreError) {
-            let page = try store.timeline(path["id"], after: after, limit: limit, kind: kind)
-            return Conditional.respond(request, tag: "t\(page.lastSeq)", body: Responses.timelineBytes(page))
+            page = try store.timeline(id, after: after, limit: limit, kind: kind)
         } catch {
             throw APIError(error)
+        }
+        guard page.entries.isEmpty, deadline > Date(), !waiters.isClosed else {
+            return Conditional.respond(ifNoneMatch: ifNoneMatch, tag: "t\(page.lastSeq)", body: Responses.timelineBytes(page))
+        }
+        let handlers = self
+        return .later { [waiters] finish in
+            waiters.park(sessionId: id, deadline: deadline) {
+                finish {
+                    do throws(APIError) {
+                        return try handlers.timelinePage(ifNoneMatch: ifNoneMatch, id: id, after: after, limit: limit,
+                                                         kind: kind, until: deadline)
+                    } catch {
+                        return error.response
+                    }
+                }
+            }
         }
     }
 

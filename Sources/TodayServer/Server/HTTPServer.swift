@@ -92,8 +92,8 @@ public final class HTTPServer: @unchecked Sendable {
         }
         let exchange = Unmanaged<Exchange>.fromOpaque(stored).takeUnretainedValue()
         if let (makeResponse, route) = exchange.takeFinished() {
-            // Resumed: the parked answer is ready.
-            return queue(makeResponse(), on: connection, method: method, route: route, exchange: exchange)
+            // Resumed: the parked answer is ready (or asks to wait again).
+            return answer(makeResponse(), on: connection, method: method, route: route, exchange: exchange)
         }
         if uploadSize.pointee > 0 {
             if !exchange.answered, let upload {
@@ -119,14 +119,20 @@ public final class HTTPServer: @unchecked Sendable {
             header: { [connection] name in todaysim_request_header(connection, name).map { String(cString: $0) } },
             query: { [connection] name in todaysim_query_argument(connection, name).map { String(cString: $0) } })
         let (response, routeName) = respond(request)
+        return answer(response, on: connection, method: method, route: routeName, exchange: exchange)
+    }
+
+    /// Sends `response`, or parks the connection until its deferred work is done; resuming
+    /// makes libmicrohttpd call `handle` again, which answers with what the work made.
+    private func answer(_ response: HTTPResponse, on connection: OpaquePointer, method: String, route: String,
+                        exchange: Exchange) -> MHD_Result {
         guard let deferred = response.deferred else {
-            return queue(response, on: connection, method: method, route: routeName, exchange: exchange)
+            return queue(response, on: connection, method: method, route: route, exchange: exchange)
         }
-        // Park the connection until the work is done; resuming makes libmicrohttpd call us again.
         MHD_suspend_connection(connection)
         let parked = ParkedConnection(connection)
         deferred { makeResponse in
-            exchange.finish(makeResponse, route: routeName)
+            exchange.finish(makeResponse, route: route)
             MHD_resume_connection(parked.connection)
         }
         return .YES

@@ -1,0 +1,108 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+import TodayHost
+
+/// `waitMs`: a timeline request waits for the next entry instead of polling, parked without a
+/// thread of its own.
+@Suite struct WaitTests {
+    /// A client that opens as many connections as the test asks for (URLSession's default is 6 a host).
+    static let wideSession: URLSession = {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpMaximumConnectionsPerHost = 128
+        configuration.timeoutIntervalForRequest = 30
+        return URLSession(configuration: configuration)
+    }()
+
+    func get(_ server: TestServer, _ path: String) async throws -> (status: Int, json: JSON) {
+        let (data, response) = try await Self.wideSession.data(from: URL(string: path, relativeTo: server.base)!)
+        return ((response as! HTTPURLResponse).statusCode, (try? JSON.parse(bytes: Array(data))) ?? .null)
+    }
+
+    @Test func aWaitReturnsAsSoonAsAnEntryArrives() async throws {
+        let server = try TestServer()
+        let client = Client(server: server)
+        try await client.create(["uid": "u1", "id": "s1"])
+        let started = Date()
+        async let waited = get(server, "/v1/sessions/s1/timeline?after=4&waitMs=10000")
+        try await Task.sleep(nanoseconds: 200_000_000)
+        _ = try await client.post("/v1/sessions/s1/lifecycle", ["type": "background"])
+        let (status, page) = try await waited
+        let elapsed = Date().timeIntervalSince(started)
+        #expect(status == 200)
+        #expect(page["entries"].map { seqs(in: $0) } == [5, 6, 7, 8])
+        #expect(page["next"] == 8)
+        #expect(elapsed < 5, "answered when the entry arrived, not at the end of the wait (\(elapsed) s)")
+    }
+
+    @Test func aWaitWithNothingNewAnswersAnEmptyPageAtItsEnd() async throws {
+        let server = try TestServer()
+        let client = Client(server: server)
+        try await client.create(["uid": "u1", "id": "s1"])
+        let started = Date()
+        let (status, page) = try await get(server, "/v1/sessions/s1/timeline?after=4&waitMs=300")
+        let elapsed = Date().timeIntervalSince(started)
+        #expect(status == 200)
+        #expect(page == ["entries": [], "next": 4, "more": false])
+        #expect(elapsed >= 0.3)
+        #expect(elapsed < 5)
+        // Nothing to wait for when entries already exist: the answer is immediate.
+        let (_, existing) = try await get(server, "/v1/sessions/s1/timeline?after=0&waitMs=30000")
+        #expect(existing["next"] == 4)
+    }
+
+    @Test func badWaitsAreRefused() async throws {
+        let server = try TestServer()
+        let client = Client(server: server)
+        try await client.create(["uid": "u1", "id": "s1"])
+        for value in ["-1", "30001", "soon"] {
+            expectProblem(try await client.get("/v1/sessions/s1/timeline?waitMs=\(value)"), 400, "invalid_field", field: "waitMs")
+        }
+    }
+
+    @Test func manyWaitersHoldNoThreadAndOrdinaryRequestsGoOn() async throws {
+        let server = try TestServer()  // two HTTP workers
+        let client = Client(server: server)
+        try await client.create(["uid": "u1", "id": "s1"])
+        let waiters = 60
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<waiters {
+                group.addTask { try await get(server, "/v1/sessions/s1/timeline?after=4&waitMs=20000").json["next"]?.int64Value.map(Int.init) ?? -1 }
+            }
+            // Wait until they are all parked, then use the server as usual.
+            let deadline = Date().addingTimeInterval(10)
+            while server.service!.waiters.count < waiters, Date() < deadline { try await Task.sleep(nanoseconds: 20_000_000) }
+            #expect(server.service!.waiters.count == waiters)
+            let started = Date()
+            #expect(try await client.get("/healthz").status == 200)
+            #expect(try await client.get("/v1/sessions/s1").status == 200)
+            let input = try await client.post("/v1/sessions/s1/gestures", ["type": "pull"])
+            #expect(input.status == 200)
+            #expect(Date().timeIntervalSince(started) < 3, "two workers served ordinary requests beside \(waiters) waiters")
+            // The pull's entries wake every waiter.
+            var answered = 0
+            for try await next in group {
+                #expect(next == 7)
+                answered += 1
+            }
+            #expect(answered == waiters)
+        }
+    }
+
+    @Test func stoppingTheServerAnswersParkedWaiters() async throws {
+        let server = try TestServer()
+        let client = Client(server: server)
+        try await client.create(["uid": "u1", "id": "s1"])
+        async let waited = get(server, "/v1/sessions/s1/timeline?after=4&waitMs=20000")
+        let deadline = Date().addingTimeInterval(10)
+        while server.service!.waiters.count < 1, Date() < deadline { try await Task.sleep(nanoseconds: 20_000_000) }
+        let started = Date()
+        server.stop()
+        let (status, page) = try await waited
+        #expect(status == 200)
+        #expect(page["entries"] == [])
+        #expect(Date().timeIntervalSince(started) < 5)
+    }
+}
