@@ -16,6 +16,7 @@ public final class TodayService: Sendable {
         let sessions = SessionHandlers(store: store, scheduler: scheduler, waiters: waiters)
         let inputs = InputHandlers(store: store, scheduler: scheduler, log: log)
         let reports = ReportHandlers(store: store)
+        let batches = StepsHandler(store: store, scheduler: scheduler, log: log)
         var router = Router()
         router.add("GET", "/healthz") { _, _ in .json(["status": "ok"]) }
         router.add("GET", "/openapi.yaml") { _, _ in
@@ -32,6 +33,7 @@ public final class TodayService: Sendable {
         router.add("POST", "/v1/sessions/{id}/web-events", inputs.feed(InputDecoding.webEvent))
         router.add("POST", "/v1/sessions/{id}/commands", inputs.feed(InputDecoding.command))
         router.add("POST", "/v1/sessions/{id}/clock", inputs.feed(InputDecoding.clock))
+        router.add("POST", "/v1/sessions/{id}/steps", batches.steps)
         router.add("GET", "/v1/sessions/{id}/timeline", sessions.timeline)
         router.add("GET", "/v1/sessions/{id}/watchdogs", sessions.watchdogs)
         router.add("GET", "/v1/sessions/{id}/report", reports.report)

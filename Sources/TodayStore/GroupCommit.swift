@@ -9,16 +9,17 @@ import TodayHost
 final class GroupCommit: @unchecked Sendable {
     /// One input waiting for its transaction.
     final class Pending {
-        let input: Input
+        /// One input, or a batch applied all or nothing.
+        let steps: [SessionStore.Step]
         let sessionId: String
         /// `If-Match`: the version the session must still be at.
         let expectedVersion: Int?
-        var result: Result<SessionStore.Write, StoreError>?
-        let completion: @Sendable (Result<SessionStore.Write, StoreError>) -> Void
+        var result: Result<[SessionStore.Write], StoreError>?
+        let completion: @Sendable (Result<[SessionStore.Write], StoreError>) -> Void
 
-        init(input: Input, sessionId: String, expectedVersion: Int?,
-             completion: @escaping @Sendable (Result<SessionStore.Write, StoreError>) -> Void) {
-            self.input = input
+        init(steps: [SessionStore.Step], sessionId: String, expectedVersion: Int?,
+             completion: @escaping @Sendable (Result<[SessionStore.Write], StoreError>) -> Void) {
+            self.steps = steps
             self.sessionId = sessionId
             self.expectedVersion = expectedVersion
             self.completion = completion

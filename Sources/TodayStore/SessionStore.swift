@@ -121,14 +121,33 @@ public final class SessionStore: @unchecked Sendable {
     /// returning. A `wall` session first catches up with the real clock, in the same
     /// transaction. Concurrent inputs share transactions (`GroupCommit`).
     public func apply(_ input: Input, to id: String, ifVersion expectedVersion: Int? = nil) throws(StoreError) -> Write {
+        try applyAll([.input(input)], to: id, ifVersion: expectedVersion)[0]
+    }
+
+    /// One step of a batch: an input, or one made from the session as it stands at that step
+    /// (a script's `$ref`).
+    public enum Step: Sendable {
+        case input(Input)
+        case resolve(@Sendable (HostSession) -> Result<Input, StepError>)
+    }
+
+    /// Applies `steps` in order in one transaction, all or nothing, and waits for the commit.
+    public func applyAll(_ steps: [Step], to id: String, ifVersion expectedVersion: Int? = nil) throws(StoreError) -> [Write] {
         let done = DispatchSemaphore(value: 0)
         let outcome = WriteOutcome()
-        apply(input, to: id, ifVersion: expectedVersion) { result in
+        applyAll(steps, to: id, ifVersion: expectedVersion) { result in
             outcome.result = result
             done.signal()
         }
         done.wait()
         return try outcome.result!.get()
+    }
+
+    /// The same, answered by calling `completion` on the writer thread after the commit.
+    public func applyAll(_ steps: [Step], to id: String, ifVersion expectedVersion: Int? = nil,
+                         completion: @escaping @Sendable (Result<[Write], StoreError>) -> Void) {
+        groupCommit.submit(GroupCommit.Pending(steps: steps, sessionId: id, expectedVersion: expectedVersion,
+                                               completion: completion))
     }
 
     /// The same, answered by calling `completion` on the writer thread once the input's
@@ -137,8 +156,9 @@ public final class SessionStore: @unchecked Sendable {
     /// session is no longer at that version.
     public func apply(_ input: Input, to id: String, ifVersion expectedVersion: Int? = nil,
                       completion: @escaping @Sendable (Result<Write, StoreError>) -> Void) {
-        groupCommit.submit(GroupCommit.Pending(input: input, sessionId: id, expectedVersion: expectedVersion,
-                                               completion: completion))
+        applyAll([.input(input)], to: id, ifVersion: expectedVersion) { result in
+            completion(result.map { $0[0] })
+        }
     }
 
     /// One transaction for a batch of inputs, in arrival order. An input the session refuses
@@ -167,12 +187,27 @@ public final class SessionStore: @unchecked Sendable {
                     pending.result = .failure(.versionMismatch(expected: expected, current: session.session.version))
                     continue
                 }
-                switch try applyInTransaction(pending.input, to: session) {
-                case let .success(write):
-                    latest[pending.sessionId] = write.stored
-                    pending.result = .success(write)
-                case let .failure(refusal):
-                    pending.result = .failure(.input(refusal))
+                if case let .input(input) = pending.steps.first, pending.steps.count == 1 {
+                    // One input: a refusal writes nothing, no savepoint needed.
+                    switch try applyInTransaction(input, to: session) {
+                    case let .success(write):
+                        latest[pending.sessionId] = write.stored
+                        pending.result = .success([write])
+                    case let .failure(refusal):
+                        pending.result = .failure(.input(refusal))
+                    }
+                    continue
+                }
+                try run(statements.savepoint, [])
+                switch try applySteps(pending.steps, to: session) {
+                case let .success(writes):
+                    try run(statements.releaseSavepoint, [])
+                    if let last = writes.last { latest[pending.sessionId] = last.stored }
+                    pending.result = .success(writes)
+                case let .failure(error):
+                    try run(statements.rollbackToSavepoint, [])
+                    try run(statements.releaseSavepoint, [])
+                    pending.result = .failure(error)
                 }
             }
             if failNextCommitForTesting {
@@ -187,6 +222,32 @@ public final class SessionStore: @unchecked Sendable {
         }
         for stored in latest.values { cache.put(stored) }
         notifyChanged(Array(latest.keys))
+    }
+
+    /// A batch: each step sees the session as the previous one left it; the first refused step
+    /// ends it (the caller rolls its savepoint back).
+    private func applySteps(_ steps: [Step], to current: StoredSession) throws(StoreError) -> Result<[Write], StoreError> {
+        var session = current
+        var writes: [Write] = []
+        for (index, step) in steps.enumerated() {
+            let input: Input
+            switch step {
+            case let .input(given): input = given
+            case let .resolve(make):
+                switch make(session.session) {
+                case let .success(made): input = made
+                case let .failure(error): return .failure(.badStep(index: index, error))
+                }
+            }
+            switch try applyInTransaction(input, to: session) {
+            case let .success(write):
+                writes.append(write)
+                session = write.stored
+            case let .failure(refusal):
+                return .failure(.badStep(index: index, StepError(refusal)))
+            }
+        }
+        return .success(writes)
     }
 
     /// Runs the engine in memory (a `wall` session first catches up), then — only when the
@@ -520,5 +581,19 @@ private struct NoLedger: RequestLedger {
 
 /// Carries one write's result from the writer thread to a caller that waits for it.
 private final class WriteOutcome: @unchecked Sendable {
-    var result: Result<SessionStore.Write, StoreError>?
+    var result: Result<[SessionStore.Write], StoreError>?
+}
+
+extension StepError {
+    /// The engine's refusals, in the contract's codes.
+    init(_ error: InputError) {
+        switch error {
+        case let .invalidField(field, detail):
+            self.init(code: "invalid_field", status: 400, detail: "\(field): \(detail)", field: field)
+        case .sessionClosed:
+            self.init(code: "session_closed", status: 409, detail: "the session is closed")
+        case .clockNotVirtual:
+            self.init(code: "clock_not_virtual", status: 409, detail: "this session runs on the wall clock")
+        }
+    }
 }

@@ -10,6 +10,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     case database(SQLiteError)
     /// A stored row could not be read back.
     case corrupt(String)
+    /// Step `index` of a batch could not be applied; the whole batch changed nothing.
+    case badStep(index: Int, StepError)
     /// `If-Match` named a version the session has moved past.
     case versionMismatch(expected: Int, current: Int)
 
@@ -22,6 +24,7 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
             return "the database was written by a newer todaysim (schema \(found); this one knows up to \(supported))"
         case let .database(error): return error.description
         case let .corrupt(detail): return "stored data cannot be read: \(detail)"
+        case let .badStep(index, error): return "step \(index): \(error.detail)"
         case let .versionMismatch(expected, current):
             return "the session is at version \(current), not \(expected) as If-Match requires"
         }
@@ -31,3 +34,19 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
         lhs.description == rhs.description
     }
 }
+
+/// Why one step of a batch was refused, as the HTTP edge will report it.
+public struct StepError: Error, Equatable, Sendable {
+    public var code: String
+    public var status: Int
+    public var detail: String
+    public var field: String?
+
+    public init(code: String, status: Int, detail: String, field: String? = nil) {
+        self.code = code
+        self.status = status
+        self.detail = detail
+        self.field = field
+    }
+}
+

@@ -15,6 +15,9 @@ final class StoreStatements {
     let begin: Statement
     let commit: Statement
     let rollback: Statement
+    let savepoint: Statement
+    let releaseSavepoint: Statement
+    let rollbackToSavepoint: Statement
     let updateUid: Statement
     let insertViolation: Statement
     let sessionRecords: Statement
@@ -51,6 +54,9 @@ final class StoreStatements {
         begin = try database.prepare("BEGIN IMMEDIATE")
         commit = try database.prepare("COMMIT")
         rollback = try database.prepare("ROLLBACK")
+        savepoint = try database.prepare("SAVEPOINT steps")
+        releaseSavepoint = try database.prepare("RELEASE steps")
+        rollbackToSavepoint = try database.prepare("ROLLBACK TO steps")
         selectSession = try database.prepare("SELECT ord, wall_origin_ms, state FROM sessions WHERE id = ?")
         lastInsertOrd = try database.prepare("SELECT last_insert_rowid()")
         insertEntry = try database.prepare("INSERT INTO timeline (session, seq, kind, entry) VALUES (?, ?, ?, ?)")

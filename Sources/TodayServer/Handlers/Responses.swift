@@ -45,6 +45,8 @@ extension APIError {
         case let .sessionNotFound(id): self = .sessionNotFound(id)
         case let .sessionExists(id): self = .sessionExists(id)
         case let .input(inputError): self = APIError(inputError)
+        case let .badStep(index, step):
+            self = APIError(code: step.code, status: step.status, detail: "step \(index): \(step.detail)", field: step.field)
         case let .versionMismatch(expected, current):
             self = APIError(code: "precondition_failed", status: 412,
                             detail: "If-Match names version \(expected) but the session is at version \(current)")

@@ -1,0 +1,134 @@
+import TodayHost
+import TodayStore
+
+/// `POST /v1/sessions/{id}/steps`: several inputs applied in order in one transaction, all or
+/// nothing. A step may use a value of the session as it stands at that step:
+/// `{"$ref": "document.requestId"}` anywhere in a step reads the session view's field.
+struct StepsHandler: Sendable {
+    let store: SessionStore
+    let scheduler: WallClockScheduler?
+    let log: RequestLog
+
+    static let kinds: [(key: String, decode: @Sendable ([UInt8]) throws(APIError) -> Input)] = [
+        ("gesture", InputDecoding.gesture), ("lifecycle", InputDecoding.lifecycle), ("webEvent", InputDecoding.webEvent),
+        ("command", InputDecoding.command), ("clock", InputDecoding.clock),
+    ]
+
+    func steps(_ request: HTTPRequest, _ path: PathParameters) throws(APIError) -> HTTPResponse {
+        let id = path["id"]
+        let expectedVersion = try Conditional.expectedVersion(request)
+        let steps = try Self.decode(request.body)
+        return .later { [store, scheduler, log] finish in
+            store.applyAll(steps, to: id, ifVersion: expectedVersion) { result in
+                finish {
+                    switch result {
+                    case let .success(writes):
+                        if writes.last?.stored.isWall == true { scheduler?.poke() }
+                        return Self.answer(writes, store: store)
+                    case let .failure(error):
+                        let problem = APIError(error)
+                        if let detail = problem.logDetail { log.note("steps: \(detail)") }
+                        return problem.response
+                    }
+                }
+            }
+        }
+    }
+
+    /// Each element must hold exactly one of `gesture`, `lifecycle`, `webEvent`, `command`,
+    /// `clock`; its body is what that endpoint takes, `$ref`s resolved when the step runs.
+    static func decode(_ body: [UInt8]) throws(APIError) -> [SessionStore.Step] {
+        let value: JSON
+        do {
+            value = try JSON.parse(bytes: body)
+        } catch {
+            throw .invalidJSON("the body is not JSON: \(error)")
+        }
+        guard case let .array(elements) = value else { throw .invalidJSON("expected an array of steps, got \(value.typeName)") }
+        guard !elements.isEmpty else { throw .invalidField("steps", "give at least one step") }
+        var steps: [SessionStore.Step] = []
+        for (index, element) in elements.enumerated() {
+            guard case let .object(members) = element, members.count == 1,
+                  let kind = kinds.first(where: { $0.key == members[0].0 })
+            else {
+                throw .invalidField("steps[\(index)]", "step \(index): an object with exactly one of gesture, lifecycle, webEvent, command, clock")
+            }
+            let body = members[0].1
+            let decode = kind.decode
+            steps.append(.resolve { session in
+                let resolved: JSON
+                switch resolveReferences(in: body, view: session.view) {
+                case let .success(value): resolved = value
+                case let .failure(error): return .failure(error)
+                }
+                var bytes: [UInt8] = []
+                resolved.write(to: &bytes)
+                do throws(APIError) {
+                    return .success(try decode(bytes))
+                } catch {
+                    return .failure(StepError(code: error.code, status: error.status, detail: error.detail, field: error.field))
+                }
+            })
+        }
+        return steps
+    }
+
+    /// Replaces every `{"$ref": "a.b.0.c"}` with that value of the session view.
+    static func resolveReferences(in value: JSON, view: JSON) -> Result<JSON, StepError> {
+        switch value {
+        case let .object(members):
+            if members.count == 1, members[0].0 == "$ref" {
+                guard let path = members[0].1.stringValue else {
+                    return .failure(StepError(code: "invalid_field", status: 400, detail: "$ref must be a string path", field: "$ref"))
+                }
+                var current: JSON? = view
+                for part in path.split(separator: ".") {
+                    if case let .array(items)? = current, let index = Int(part) {
+                        current = items.indices.contains(index) ? items[index] : nil
+                    } else {
+                        current = current?[String(part)]
+                    }
+                }
+                guard let found = current, !found.isNull else {
+                    return .failure(StepError(code: "invalid_field", status: 400,
+                                              detail: "$ref \(path) is not set in the session at this step", field: "$ref"))
+                }
+                return .success(found)
+            }
+            var resolved: [(String, JSON)] = []
+            for (key, member) in members {
+                switch resolveReferences(in: member, view: view) {
+                case let .success(value): resolved.append((key, value))
+                case let .failure(error): return .failure(error)
+                }
+            }
+            return .success(.object(resolved))
+        case let .array(items):
+            var resolved: [JSON] = []
+            for item in items {
+                switch resolveReferences(in: item, view: view) {
+                case let .success(value): resolved.append(value)
+                case let .failure(error): return .failure(error)
+                }
+            }
+            return .success(.array(resolved))
+        case .null, .bool, .int, .double, .string:
+            return .success(value)
+        }
+    }
+
+    /// `{"results": [input response…], "session": view}`.
+    static func answer(_ writes: [SessionStore.Write], store: SessionStore) -> HTTPResponse {
+        var bytes = Array(#"{"results":["#.utf8)
+        var lastView: [UInt8] = []
+        for (index, write) in writes.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            lastView = index == writes.count - 1 ? store.viewBytes(after: write) : write.stored.viewBytes
+            bytes += Responses.input(write, view: lastView).body
+        }
+        bytes += Array(#"],"session":"#.utf8)
+        bytes += lastView
+        bytes.append(UInt8(ascii: "}"))
+        return .jsonBytes(bytes)
+    }
+}
