@@ -17,6 +17,7 @@ public final class TodayService: Sendable {
         let inputs = InputHandlers(store: store, scheduler: scheduler, log: log)
         let reports = ReportHandlers(store: store)
         let batches = StepsHandler(store: store, scheduler: scheduler, log: log)
+        let scripts = ScriptHandlers(store: store, scheduler: scheduler)
         var router = Router()
         router.add("GET", "/healthz") { _, _ in .json(["status": "ok"]) }
         router.add("GET", "/openapi.yaml") { _, _ in
@@ -36,6 +37,8 @@ public final class TodayService: Sendable {
         router.add("POST", "/v1/sessions/{id}/steps", batches.steps)
         router.add("GET", "/v1/sessions/{id}/timeline", sessions.timeline)
         router.add("GET", "/v1/sessions/{id}/watchdogs", sessions.watchdogs)
+        router.add("GET", "/v1/sessions/{id}/export", scripts.export)
+        router.add("POST", "/v1/sessions/{id}/fork", scripts.fork)
         router.add("GET", "/v1/sessions/{id}/report", reports.report)
         router.add("GET", "/v1/violations", reports.violations)
         self.router = router

@@ -431,6 +431,28 @@ public final class SessionStore: @unchecked Sendable {
                              next: rows.count > limit ? page.last.map { String($0.0) } : nil)
     }
 
+    /// A copy of session `id` at its current state under `newId` (or a new UUID): its row,
+    /// timeline, ledger and violations, so a suite can branch one scenario several ways.
+    public func fork(_ id: String, as newId: String?) throws(StoreError) -> StoredSession {
+        let forkId = newId ?? UUID().uuidString.lowercased()
+        return try writing { () throws(StoreError) in
+            let source = try current(id)
+            guard try statements.sessionRow(id: forkId) == nil else { throw StoreError.sessionExists(forkId) }
+            let session: HostSession
+            do throws(InputError) { session = try source.session.forked(as: forkId) } catch { throw .input(error) }
+            try run(statements.insertSession, [
+                .text(forkId), .text(session.uid), .text(session.config.label), .integer(session.isClosed ? 1 : 0),
+                .text(session.config.clock.rawValue), .integer(source.wallOriginMs), nextDue(session),
+                .integer(session.version), .blob(session.stateBytes),
+            ])
+            let copy = StoredSession(session: session, wallOriginMs: source.wallOriginMs, ord: try statements.lastOrd())
+            for statement in [statements.copyTimeline, statements.copyRequests, statements.copyViolations] {
+                try run(statement, [.integer(copy.ord), .integer(source.ord)])
+            }
+            return (copy, copy)
+        }
+    }
+
     /// Ends and deletes every session with `label` (or, with `nil`, every session): rows,
     /// timelines, ledgers and violations. Returns how many were deleted.
     public func purge(label: String?) throws(StoreError) -> Int {

@@ -27,6 +27,9 @@ final class StoreStatements {
     let purgeRequests: Statement
     let purgeViolations: Statement
     let purgeSession: Statement
+    let copyTimeline: Statement
+    let copyRequests: Statement
+    let copyViolations: Statement
 
     init(_ database: Database) throws(SQLiteError) {
         insertSession = try database.prepare("""
@@ -43,6 +46,9 @@ final class StoreStatements {
         purgeRequests = try database.prepare("DELETE FROM requests WHERE session = ?")
         purgeViolations = try database.prepare("DELETE FROM violations WHERE session = ?")
         purgeSession = try database.prepare("DELETE FROM sessions WHERE ord = ?")
+        copyTimeline = try database.prepare("INSERT INTO timeline (session, seq, kind, entry) SELECT ?, seq, kind, entry FROM timeline WHERE session = ?")
+        copyRequests = try database.prepare("INSERT INTO requests (session, request_id, record) SELECT ?, request_id, record FROM requests WHERE session = ?")
+        copyViolations = try database.prepare("INSERT INTO violations (session, seq, code) SELECT ?, seq, code FROM violations WHERE session = ? ORDER BY seq")
         sessionRecords = try database.prepare("SELECT record FROM requests WHERE session = ?")
         violationsPage = try database.prepare("""
             SELECT v.ord, s.id, t.entry FROM violations v

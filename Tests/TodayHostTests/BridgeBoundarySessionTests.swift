@@ -46,7 +46,7 @@ import Testing
         #expect(bridge.requestId == "pull-1")
         #expect(bridge.data == ["outcome": "rejected", "reason": .string(reason), "field": "mode"])
         let input = try #require(applied.entries.first)
-        #expect(input.data == ["input": message, "outcome": "rejected", "reason": .string(reason)])
+        #expect(input.data == ["input": message, "outcome": "rejected", "reason": .string(reason), "via": "webEvent"])
     }
 
     @Test func h21_rejectedStartShowsNoHeaderAndRecordsNoWebMintedId() throws {

@@ -29,7 +29,7 @@ import Testing
         let again = try runner.apply(.lifecycle(.background))
         #expect(again.outcome == .ignored(.alreadyBackground))
         #expect(again.trace == ["input:background"])
-        #expect(again.entries[0].data == ["input": ["type": "background"], "outcome": "ignored", "reason": "alreadyBackground"])
+        #expect(again.entries[0].data == ["input": ["type": "background"], "outcome": "ignored", "reason": "alreadyBackground", "via": "lifecycle"])
         #expect(runner.session.app.backgroundedAtMs == 1000)
 
         // Measured from 1000, not 3000: 5000 ms away by 6000.

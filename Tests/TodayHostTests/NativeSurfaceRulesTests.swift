@@ -123,7 +123,7 @@ import Testing
         let again = try runner.apply(.gesture(.chatSend))
         #expect(again.outcome == .ignored(.noDraft))
         #expect(again.trace == ["input:chat.send"])
-        #expect(again.entries(.input)[0].data == ["input": ["type": "chat.send"], "outcome": "ignored", "reason": "noDraft"])
+        #expect(again.entries(.input)[0].data == ["input": ["type": "chat.send"], "outcome": "ignored", "reason": "noDraft", "via": "gesture"])
     }
 
     @Test func h25_sendWithNoDraftOrAnEmptyDraftIsIgnored() throws {

@@ -60,10 +60,37 @@ public struct HostSession: Codable, Equatable, Sendable {
         var log = StepLog(ledger: LedgerOverlay(base: InMemoryLedger()))
         session.step = 1
         session.append(kind: .input, type: "create", requestId: nil,
-                       data: ["input": config.json, "outcome": "applied"], &log)
+                       data: ["input": config.json, "outcome": "applied", "via": "create"], &log)
         session.record(session.document.load(url: session.ownURL(requestId: nil), requestId: nil, cause: .initial), &log)
         session.record([session.hostAnalytics("app_sess_start"), session.hostAnalytics("page_view")], &log)
         return (session, Applied(outcome: .applied, resolution: .null, entries: log.entries, ledgerWrites: []))
+    }
+
+    /// The same session under another id (`POST …/fork`): server-made ids it makes from now
+    /// on derive from `newId`.
+    public func forked(as newId: String) throws(InputError) -> HostSession {
+        guard Self.isValidId(newId) else { throw .invalidField("id", "must match [A-Za-z0-9][A-Za-z0-9._-]{0,63}") }
+        var copy = HostSession(id: newId, config: config)
+        copy.uid = uid
+        copy.isClosed = isClosed
+        copy.version = version
+        copy.nowMs = nowMs
+        copy.lastSeq = lastSeq
+        copy.step = step
+        copy.requestCounter = requestCounter
+        copy.violationCount = violationCount
+        copy.app = app
+        copy.document = document
+        copy.header = header
+        copy.pull = pull
+        copy.manualWindow = manualWindow
+        copy.refresh = refresh
+        copy.recovery = recovery
+        copy.chat = chat
+        copy.liveWidgetSheet = liveWidgetSheet
+        copy.dialog = dialog
+        copy.dialogCounter = dialogCounter
+        return copy
     }
 
     /// Applies one input: all of it or, when it throws, none of it. `runUntilIdleCap` bounds
@@ -80,6 +107,7 @@ public struct HostSession: Codable, Equatable, Sendable {
         let (outcome, resolution) = try next.perform(input, runUntilIdleCap: runUntilIdleCap, &log)
         var data: [(String, JSON)] = [("input", input.json), ("outcome", .string(outcome.name))]
         if let reason = outcome.reason { data.append(("reason", .string(reason))) }
+        data.append(("via", .string(input.channel)))
         log.entries[inputEntry].data = .object(data)
         self = next
         return Applied(outcome: outcome, resolution: resolution, entries: log.entries, ledgerWrites: log.ledger.changedRecords)

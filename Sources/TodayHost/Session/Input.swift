@@ -22,6 +22,19 @@ public enum Input: Equatable, Sendable {
         }
     }
 
+    /// Which endpoint (and `steps` key) carries it: the `via` of its `input` entry, so an export
+    /// can replay it.
+    public var channel: String {
+        switch self {
+        case .gesture: return "gesture"
+        case .lifecycle: return "lifecycle"
+        case .webEvent: return "webEvent"
+        case .command: return "command"
+        case .clock: return "clock"
+        case .teardown: return "teardown"
+        }
+    }
+
     /// The `type` of its `input` timeline entry.
     public var typeName: String {
         switch self {

@@ -1,0 +1,76 @@
+import TodayHost
+import TodayStore
+
+/// What scripts use to reproduce and branch scenarios: export and fork.
+struct ScriptHandlers: Sendable {
+    let store: SessionStore
+    let scheduler: WallClockScheduler?
+
+    /// `GET …/export`: `{"create": body, "steps": [...], "closed"}` — `POST /v1/sessions` with
+    /// `create`, then `POST …/steps` with `steps`, rebuilds the same session (same ids, same
+    /// timeline) on a `virtual` clock; a closed session then needs its `DELETE`.
+    func export(_: HTTPRequest, _ path: PathParameters) throws(APIError) -> HTTPResponse {
+        let page: SessionStore.TimelinePage
+        do throws(StoreError) {
+            page = try store.timeline(path["id"], after: 0, limit: Int(Int32.max), kind: "input")
+        } catch {
+            throw APIError(error)
+        }
+        var create: JSON = .null
+        var steps: [JSON] = []
+        var closed = false
+        for bytes in page.entries {
+            guard let entry = try? JSON.parse(bytes: bytes), let input = entry["data"]?["input"] else {
+                throw APIError.internalError
+            }
+            let via = entry["data"]?["via"]?.stringValue ?? Self.channel(ofType: entry["type"]?.stringValue ?? "")
+            switch via {
+            case "create":
+                guard case let .object(members) = input else { throw APIError.internalError }
+                create = .object([("id", .string(path["id"]))] + members.filter { $0.0 != "capabilities" || !$0.1.isNull })
+            case "teardown":
+                closed = true
+            default:
+                steps.append(.object([(via, input)]))
+            }
+        }
+        return .json(["create": create, "steps": .array(steps), "closed": .bool(closed)])
+    }
+
+    /// `POST …/fork {id?}`: `201` and the copy's view.
+    func fork(_ request: HTTPRequest, _ path: PathParameters) throws(APIError) -> HTTPResponse {
+        var newId: String?
+        if !request.body.isEmpty {
+            let fields = try BodyFields.object(from: request.body)
+            newId = try fields.string("id")
+            if let newId, !HostSession.isValidId(newId) {
+                throw .invalidField("id", "must match [A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+            }
+        }
+        do throws(StoreError) {
+            let copy = try store.fork(path["id"], as: newId)
+            if copy.isWall { scheduler?.poke() }
+            var response = HTTPResponse.jsonBytes(copy.viewBytes, status: 201)
+            response.headers.append(("Location", "/v1/sessions/\(copy.id)"))
+            return response
+        } catch {
+            throw APIError(error)
+        }
+    }
+
+    /// Entries written before inputs recorded their `via`: known by their type.
+    static func channel(ofType type: String) -> String {
+        switch type {
+        case "create": return "create"
+        case "teardown": return "teardown"
+        case "clock": return "clock"
+        case "pull", "liveWidget.created", "liveWidget.cancelled", "chat.edit", "chat.send", "dialog.choose", "dialog.dismiss":
+            return "gesture"
+        case "background", "foreground", "tabActivated", "socketEvent", "timerTick", "navigation", "webContentTerminated",
+            "accountSwitch":
+            return "lifecycle"
+        case "todayPage.scrollToSection": return "command"
+        default: return "webEvent"
+        }
+    }
+}
