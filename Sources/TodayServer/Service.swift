@@ -13,6 +13,7 @@ public final class TodayService: Sendable {
     public init(store: SessionStore, scheduler: WallClockScheduler?, log: RequestLog) {
         self.log = log
         store.observeChanges { [waiters] ids in waiters.sessionsChanged(ids) }
+        log.count(into: store.metrics)
         let sessions = SessionHandlers(store: store, scheduler: scheduler, waiters: waiters)
         let inputs = InputHandlers(store: store, scheduler: scheduler, log: log)
         let reports = ReportHandlers(store: store)
@@ -20,6 +21,16 @@ public final class TodayService: Sendable {
         let scripts = ScriptHandlers(store: store, scheduler: scheduler)
         var router = Router()
         router.add("GET", "/healthz") { _, _ in .json(["status": "ok"]) }
+        router.add("GET", "/metrics") { [store] _, _ throws(APIError) in
+            let counts: (active: Int, closed: Int)
+            do throws(StoreError) { counts = try store.sessionCounts() } catch { throw APIError(error) }
+            let text = store.metrics.render(gauges: [
+                ("todaysim_sessions", "Sessions stored, by status.",
+                 [("status=\"active\"", Double(counts.active)), ("status=\"closed\"", Double(counts.closed))]),
+            ])
+            return HTTPResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")],
+                                body: Array(text.utf8))
+        }
         router.add("GET", "/openapi.yaml") { _, _ in
             HTTPResponse(status: 200, headers: [("Content-Type", "application/yaml")], body: OpenAPIDocument.bytes)
         }

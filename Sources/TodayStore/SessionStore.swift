@@ -18,6 +18,8 @@ public final class SessionStore: @unchecked Sendable {
     private let cache: SessionCache
     private var groupCommit: GroupCommit!
     private let checkpointer: WALCheckpointer?
+    /// What the store counts for `/metrics`.
+    public let metrics = Metrics()
     private let observersLock = NSLock()
     // Guarded by `observersLock`.
     private var observers: [@Sendable ([String]) -> Void] = []
@@ -28,6 +30,36 @@ public final class SessionStore: @unchecked Sendable {
         observersLock.lock()
         observers.append(observer)
         observersLock.unlock()
+    }
+
+    /// Inputs, fired timers and violations among committed entries.
+    private func count(_ entries: [TimelineEntry]) {
+        for entry in entries {
+            switch entry.kind {
+            case .input:
+                let via = entry.data["via"]?.stringValue ?? "unknown"
+                let outcome = entry.data["outcome"]?.stringValue ?? "unknown"
+                metrics.increment("todaysim_inputs_total", labels: "via=\"\(via)\",outcome=\"\(outcome)\"")
+            case .watchdog:
+                metrics.increment("todaysim_watchdogs_fired_total", labels: "kind=\"\(entry.type)\"")
+            case .violation:
+                metrics.increment("todaysim_violations_total", labels: "code=\"\(entry.type)\"")
+            case .bridge, .emit, .navigation, .request, .header, .pull, .overlay, .analytics, .resolution:
+                break
+            }
+        }
+    }
+
+    /// Sessions by status, for `/metrics`.
+    public func sessionCounts() throws(StoreError) -> (active: Int, closed: Int) {
+        let rows = try readingRows { statements throws(SQLiteError) in
+            try statements.sessionsByStatus.rows { ($0.int(0), $0.int(1)) }
+        }
+        var counts = (active: 0, closed: 0)
+        for (closed, count) in rows {
+            if closed == 0 { counts.active = count } else { counts.closed = count }
+        }
+        return counts
     }
 
     private func notifyChanged(_ ids: [String]) {
@@ -102,7 +134,7 @@ public final class SessionStore: @unchecked Sendable {
         } catch {
             throw .input(error)
         }
-        return try writing { () throws(StoreError) in
+        let write = try writing { () throws(StoreError) in
             guard try statements.sessionRow(id: sessionId) == nil else { throw StoreError.sessionExists(sessionId) }
             let (session, applied) = created
             let origin = unixNow()
@@ -115,6 +147,8 @@ public final class SessionStore: @unchecked Sendable {
             let entries = try append(applied.entries, ord: stored.ord)
             return (Write(applied: applied, stored: stored, entries: entries), stored)
         }
+        count(write.applied.entries)
+        return write
     }
 
     /// Applies one input to session `id` and commits it with everything it wrote, before
@@ -167,6 +201,7 @@ public final class SessionStore: @unchecked Sendable {
     private func commitBatch(_ batch: [GroupCommit.Pending]) {
         writeLock.lock()
         defer { writeLock.unlock() }
+        let started = DispatchTime.now().uptimeNanoseconds
         var latest: [String: StoredSession] = [:]
         do throws(StoreError) {
             try run(statements.begin, [])
@@ -221,6 +256,11 @@ public final class SessionStore: @unchecked Sendable {
             return
         }
         for stored in latest.values { cache.put(stored) }
+        metrics.observe("todaysim_store_commit_seconds", Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9)
+        metrics.observe("todaysim_store_commit_inputs", Double(batch.count))
+        for pending in batch {
+            if case let .success(writes)? = pending.result { for write in writes { count(write.applied.entries) } }
+        }
         notifyChanged(Array(latest.keys))
     }
 
@@ -504,19 +544,21 @@ public final class SessionStore: @unchecked Sendable {
 
     /// A `wall` session brought to the real clock; what fired is committed.
     private func catchUp(_ id: String) throws(StoreError) -> StoredSession {
-        try writing { () throws(StoreError) in
+        let (stored, fired) = try writing { () throws(StoreError) in
             var stored = try current(id)
-            guard stored.isWall else { return (stored, nil) }
+            guard stored.isWall else { return ((stored, [TimelineEntry]()), nil) }
             let ledger = SQLiteLedger(select: statements.selectRecord, session: stored.ord)
             guard let caught = stored.session.catchUp(toWallClock: stored.wallNowMs(unixNowMs: unixNow()), ledger: ledger),
                   !caught.entries.isEmpty
-            else { return (stored, nil) }
+            else { return ((stored, []), nil) }
             if let failure = ledger.failure { throw failure }
             try saveRecords(caught.ledgerWrites, ord: stored.ord)
             try save(stored)
             _ = try append(caught.entries, ord: stored.ord)
-            return (stored, stored)
+            return ((stored, caught.entries), stored)
         }
+        count(fired)
+        return stored
     }
 
     private func save(_ stored: StoredSession) throws(StoreError) {

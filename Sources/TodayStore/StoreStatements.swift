@@ -30,6 +30,7 @@ final class StoreStatements {
     let copyTimeline: Statement
     let copyRequests: Statement
     let copyViolations: Statement
+    let sessionsByStatus: Statement
 
     init(_ database: Database) throws(SQLiteError) {
         insertSession = try database.prepare("""
@@ -48,6 +49,7 @@ final class StoreStatements {
         purgeSession = try database.prepare("DELETE FROM sessions WHERE ord = ?")
         copyTimeline = try database.prepare("INSERT INTO timeline (session, seq, kind, entry) SELECT ?, seq, kind, entry FROM timeline WHERE session = ?")
         copyRequests = try database.prepare("INSERT INTO requests (session, request_id, record) SELECT ?, request_id, record FROM requests WHERE session = ?")
+        sessionsByStatus = try database.prepare("SELECT closed, count(*) FROM sessions GROUP BY closed")
         copyViolations = try database.prepare("INSERT INTO violations (session, seq, code) SELECT ?, seq, code FROM violations WHERE session = ? ORDER BY seq")
         sessionRecords = try database.prepare("SELECT record FROM requests WHERE session = ?")
         violationsPage = try database.prepare("""

@@ -1,10 +1,21 @@
 import Foundation
+import TodayStore
 
 /// One line per request on stderr: method, route template, status, duration. It never prints
 /// a path or query (which may hold a `uid`, H3), only the route's template.
-public final class RequestLog: Sendable {
+public final class RequestLog: @unchecked Sendable {
     private let enabled: Bool
     private let sink: @Sendable (String) -> Void
+    private let metricsLock = NSLock()
+    // Guarded by `metricsLock`.
+    private var metrics: Metrics?
+
+    /// Requests are also counted here (for `/metrics`).
+    public func count(into metrics: Metrics) {
+        metricsLock.lock()
+        self.metrics = metrics
+        metricsLock.unlock()
+    }
 
     /// Lines go to stderr.
     public convenience init(enabled: Bool) {
@@ -18,8 +29,16 @@ public final class RequestLog: Sendable {
     }
 
     func record(method: String, route: String, status: Int, startedAt: DispatchTime) {
-        guard enabled else { return }
         let micros = (DispatchTime.now().uptimeNanoseconds - startedAt.uptimeNanoseconds) / 1000
+        metricsLock.lock()
+        let metrics = self.metrics
+        metricsLock.unlock()
+        if let metrics {
+            let routeLabel = "route=\"\(Metrics.label(route))\""
+            metrics.increment("todaysim_http_requests_total", labels: "\(routeLabel),method=\"\(Metrics.label(method))\",status=\"\(status)\"")
+            metrics.observe("todaysim_http_request_duration_seconds", labels: routeLabel, Double(micros) / 1e6)
+        }
+        guard enabled else { return }
         let fraction = micros % 1000 / 10
         sink("\(method) \(route) \(status) \(micros / 1000).\(fraction < 10 ? "0" : "")\(fraction)ms")
     }
