@@ -47,6 +47,13 @@ static inline struct MHD_Response *todaysim_response_copying(size_t size, const 
     return MHD_create_response_from_buffer(size, (void *)body, MHD_RESPMEM_MUST_COPY);
 }
 
+/// A response streamed from `reader` with no announced length (Server-Sent Events).
+static inline struct MHD_Response *todaysim_response_streaming(MHD_ContentReaderCallback reader, void *cls,
+                                                              MHD_ContentReaderFreeCallback freed)
+{
+    return MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16 * 1024, reader, cls, freed);
+}
+
 /// Binds and listens on host:port (port 0 picks a free one). Returns the socket, or -1 with
 /// `*error_out` set to errno (or to -2 when the host does not resolve). `*port_out` receives the
 /// bound port and `*ipv6_out` whether the socket is IPv6.

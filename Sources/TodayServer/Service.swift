@@ -9,16 +9,25 @@ public final class TodayService: Sendable {
     private let log: RequestLog
     /// Parked `waitMs` timeline requests.
     public let waiters = TimelineWaiters()
+    /// Open Server-Sent Events streams.
+    public let streams: EventStreams
 
-    public init(store: SessionStore, scheduler: WallClockScheduler?, log: RequestLog) {
+    /// `heartbeat`: seconds between the comment lines every event stream gets.
+    public init(store: SessionStore, scheduler: WallClockScheduler?, log: RequestLog, heartbeat: TimeInterval = 15) {
         self.log = log
-        store.observeChanges { [waiters] ids in waiters.sessionsChanged(ids) }
+        let streams = EventStreams(store: store, heartbeat: heartbeat)
+        self.streams = streams
+        store.observeChanges { [waiters] ids in
+            waiters.sessionsChanged(ids)
+            streams.sessionsChanged(ids)
+        }
         log.count(into: store.metrics)
         let sessions = SessionHandlers(store: store, scheduler: scheduler, waiters: waiters)
         let inputs = InputHandlers(store: store, scheduler: scheduler, log: log)
         let reports = ReportHandlers(store: store)
         let batches = StepsHandler(store: store, scheduler: scheduler, log: log)
         let scripts = ScriptHandlers(store: store, scheduler: scheduler)
+        let events = EventHandlers(store: store, streams: streams)
         var router = Router()
         router.add("GET", "/healthz") { _, _ in .json(["status": "ok"]) }
         router.add("GET", "/metrics") { [store] _, _ throws(APIError) in
@@ -48,6 +57,8 @@ public final class TodayService: Sendable {
         router.add("POST", "/v1/sessions/{id}/steps", batches.steps)
         router.add("GET", "/v1/sessions/{id}/timeline", sessions.timeline)
         router.add("GET", "/v1/sessions/{id}/watchdogs", sessions.watchdogs)
+        router.add("GET", "/v1/sessions/{id}/events", events.session)
+        router.add("GET", "/v1/events", events.account)
         router.add("GET", "/v1/sessions/{id}/export", scripts.export)
         router.add("POST", "/v1/sessions/{id}/fork", scripts.fork)
         router.add("GET", "/v1/sessions/{id}/report", reports.report)
@@ -58,6 +69,7 @@ public final class TodayService: Sendable {
     /// Answers every parked request now; call before stopping the HTTP server.
     public func stop() {
         waiters.stop()
+        streams.stop()
     }
 
     /// Routes one request; every failure becomes a problem document.

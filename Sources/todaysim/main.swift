@@ -20,6 +20,7 @@ enum CommandLineInterface {
         var threads = 2
         var quiet = false
         var durability = Durability.normal
+        var heartbeat: Double = 15
     }
 
     static func main(_ arguments: [String]) -> Int32 {
@@ -52,7 +53,7 @@ enum CommandLineInterface {
                 print(usage)
                 exit(0)
             }
-            guard ["--host", "--port", "--db", "--threads", "--synchronous"].contains(flag) else { fail("unknown flag \(flag)", usage: true) }
+            guard ["--host", "--port", "--db", "--threads", "--synchronous", "--heartbeat-seconds"].contains(flag) else { fail("unknown flag \(flag)", usage: true) }
             guard let value = rest.popFirst() else { fail("\(flag) needs a value", usage: true) }
             switch flag {
             case "--host": options.host = value
@@ -65,6 +66,9 @@ enum CommandLineInterface {
                     fail("--synchronous must be normal or full, got \(value)", usage: false)
                 }
                 options.durability = durability
+            case "--heartbeat-seconds":
+                guard let seconds = Double(value), seconds > 0 else { fail("--heartbeat-seconds must be a positive number", usage: false) }
+                options.heartbeat = seconds
             case "--threads":
                 guard let threads = Int(value), (1...64).contains(threads) else { fail("--threads must be 1-64", usage: false) }
                 options.threads = threads
@@ -101,7 +105,7 @@ enum CommandLineInterface {
             fail("cannot open the database \(options.database): \(error)", usage: false)
         }
         let scheduler = WallClockScheduler(store: store, log: log)
-        let service = TodayService(store: store, scheduler: scheduler, log: log)
+        let service = TodayService(store: store, scheduler: scheduler, log: log, heartbeat: options.heartbeat)
         let server: HTTPServer
         do {
             server = try HTTPServer(host: options.host, port: options.port, threads: options.threads, log: log,

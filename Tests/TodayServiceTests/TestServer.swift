@@ -35,7 +35,7 @@ final class TestServer: @unchecked Sendable {
         let log = RequestLog(enabled: true) { [logLines] line in logLines.append(line) }
         let store = try SessionStore(path: databasePath)
         let scheduler = WallClockScheduler(store: store, log: log)
-        let service = TodayService(store: store, scheduler: scheduler, log: log)
+        let service = TodayService(store: store, scheduler: scheduler, log: log, heartbeat: 0.3)
         let server = try HTTPServer(host: "127.0.0.1", port: 0, threads: 2, log: log, respond: service.respond)
         scheduler.start()
         scheduler.poke()

@@ -9,6 +9,8 @@ public struct HTTPResponse {
     /// waits) and calls this with `finish`; the work calls `finish` from any thread with a
     /// closure that makes the response, which then runs on the server's thread.
     public var deferred: (@Sendable (_ finish: @escaping @Sendable (@escaping @Sendable () -> HTTPResponse) -> Void) -> Void)?
+    /// Set for a Server-Sent Events answer: the body is whatever is pushed into the stream.
+    public var stream: EventStream?
 
     public init(status: Int, headers: [(String, String)] = [], body: [UInt8] = []) {
         self.status = status

@@ -147,8 +147,14 @@ public final class HTTPServer: @unchecked Sendable {
 
     private func queue(_ response: HTTPResponse, on connection: OpaquePointer, method: String, route: String,
                        exchange: Exchange) -> MHD_Result {
-        let handle = response.body.withUnsafeBytes { buffer in
-            todaysim_response_copying(buffer.count, buffer.baseAddress)
+        let handle: OpaquePointer?
+        if let stream = response.stream {
+            stream.attachConnection(connection)
+            handle = stream.makeResponse()
+        } else {
+            handle = response.body.withUnsafeBytes { buffer in
+                todaysim_response_copying(buffer.count, buffer.baseAddress)
+            }
         }
         guard let handle else { return .NO }
         for (name, value) in response.headers { MHD_add_response_header(handle, name, value) }

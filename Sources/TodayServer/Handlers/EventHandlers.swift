@@ -1,0 +1,40 @@
+import TodayHost
+import TodayStore
+
+/// Server-Sent Events: one event per timeline entry (`id:` seq, `event:` kind, `data:` entry).
+struct EventHandlers: Sendable {
+    let store: SessionStore
+    let streams: EventStreams
+
+    static let headers = [("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache"), ("X-Accel-Buffering", "no")]
+
+    /// `GET /v1/sessions/{id}/events`, resuming after `Last-Event-ID` (or `?after=`).
+    func session(_ request: HTTPRequest, _ path: PathParameters) throws(APIError) -> HTTPResponse {
+        let id = path["id"]
+        do throws(StoreError) { _ = try store.session(id) } catch { throw APIError(error) }
+        var after = try QueryParameters(request: request).afterSeq()
+        if let last = request.header("Last-Event-ID") {
+            guard let seq = Int(last), seq >= 0 else { throw .invalidField("Last-Event-ID", "must be a seq this stream sent") }
+            after = seq
+        }
+        var response = HTTPResponse(status: 200, headers: Self.headers)
+        response.stream = streams.follow(session: id, after: after)
+        return response
+    }
+
+    /// `GET /v1/events?uid=`: every session of one account, from now on (`id:` is `session/seq`).
+    func account(_ request: HTTPRequest, _: PathParameters) throws(APIError) -> HTTPResponse {
+        guard let uid = try QueryParameters(request: request).string("uid") else { throw .invalidField("uid", "is required") }
+        var current: [(id: String, lastSeq: Int)] = []
+        var cursor: String?
+        repeat {
+            let page: SessionStore.SessionPage
+            do throws(StoreError) { page = try store.list(uid: uid, label: nil, closed: nil, limit: 1000, after: cursor) } catch { throw APIError(error) }
+            current += page.sessions.map { ($0.id, $0.session.lastSeq) }
+            cursor = page.next
+        } while cursor != nil
+        var response = HTTPResponse(status: 200, headers: Self.headers)
+        response.stream = streams.follow(uid: uid, currentSessions: current)
+        return response
+    }
+}

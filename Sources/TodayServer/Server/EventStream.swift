@@ -1,0 +1,114 @@
+import CMicroHTTPD
+import Foundation
+
+/// One Server-Sent Events response: bytes pushed from any thread, read by libmicrohttpd when it
+/// can send. With nothing to send the connection is parked (suspended) until the next push, so
+/// an idle stream costs no thread and no polling.
+public final class EventStream: @unchecked Sendable {
+    private let lock = NSLock()
+    // Guarded by `lock`.
+    private var buffer: [UInt8] = []
+    private var closed = false
+    private var suspended = false
+    private var connection: OpaquePointer?
+    private var gone = false
+    /// Called once when the client is gone or the stream ended.
+    var onGone: (@Sendable () -> Void)?
+
+    public init() {}
+
+    /// Queues bytes for the client.
+    public func push(_ bytes: [UInt8]) {
+        lock.lock()
+        buffer += bytes
+        let resume = takeSuspension()
+        lock.unlock()
+        if let resume { MHD_resume_connection(resume) }
+    }
+
+    /// Ends the stream once what is queued has been sent.
+    public func close() {
+        lock.lock()
+        closed = true
+        let resume = takeSuspension()
+        lock.unlock()
+        if let resume { MHD_resume_connection(resume) }
+    }
+
+    public var isGone: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return gone
+    }
+
+    /// The suspended connection to resume, clearing the mark (under `lock`).
+    private func takeSuspension() -> OpaquePointer? {
+        guard suspended, let connection else { return nil }
+        suspended = false
+        return connection
+    }
+
+    // MARK: libmicrohttpd's side (its own thread)
+
+    fileprivate func attach(_ connection: OpaquePointer) {
+        lock.lock()
+        self.connection = connection
+        lock.unlock()
+    }
+
+    /// Copies up to `max` bytes; `0` after parking the connection; `-1` at the end.
+    fileprivate func read(into destination: UnsafeMutablePointer<CChar>, max: Int) -> Int {
+        lock.lock()
+        if !buffer.isEmpty {
+            let count = min(max, buffer.count)
+            buffer.withUnsafeBytes { source in
+                UnsafeMutableRawPointer(destination).copyMemory(from: source.baseAddress!, byteCount: count)
+            }
+            buffer.removeFirst(count)
+            lock.unlock()
+            return count
+        }
+        if closed {
+            lock.unlock()
+            return -1
+        }
+        suspended = true
+        let connection = self.connection
+        lock.unlock()
+        if let connection { MHD_suspend_connection(connection) }
+        // A push that came in between would have found us not yet suspended: look again.
+        lock.lock()
+        let resume = (!buffer.isEmpty || closed) ? takeSuspension() : nil
+        lock.unlock()
+        if let resume { MHD_resume_connection(resume) }
+        return 0
+    }
+
+    fileprivate func released() {
+        lock.lock()
+        gone = true
+        let callback = onGone
+        onGone = nil
+        lock.unlock()
+        callback?()
+    }
+
+    /// The libmicrohttpd response that reads this stream; it holds the stream until freed.
+    func makeResponse() -> OpaquePointer? {
+        let context = Unmanaged.passRetained(self).toOpaque()
+        return todaysim_response_streaming(streamReader, context, streamFreed)
+    }
+
+    func attachConnection(_ connection: OpaquePointer) { attach(connection) }
+}
+
+private let streamReader: MHD_ContentReaderCallback = { context, _, buffer, max in
+    guard let context, let buffer else { return -2 }
+    return Unmanaged<EventStream>.fromOpaque(context).takeUnretainedValue().read(into: buffer, max: max)
+}
+
+private let streamFreed: MHD_ContentReaderFreeCallback = { context in
+    guard let context else { return }
+    let stream = Unmanaged<EventStream>.fromOpaque(context).takeRetainedValue()
+    stream.released()
+}

@@ -1,0 +1,159 @@
+import Foundation
+import TodayHost
+import TodayStore
+
+/// The open Server-Sent Events streams: after each commit the sessions that grew are marked,
+/// and one thread sends their new entries to the streams that follow them, plus a comment
+/// heartbeat to every stream every `heartbeat` seconds (which also finds clients that left).
+public final class EventStreams: @unchecked Sendable {
+    /// What a stream follows and how far it got.
+    private enum Follow {
+        /// One session, after `seq`.
+        case session(id: String, after: Int)
+        /// Every session of one account, each after its own `seq`.
+        case account(uid: String, after: [String: Int])
+    }
+
+    private struct Subscriber {
+        let stream: EventStream
+        var follow: Follow
+    }
+
+    private let store: SessionStore
+    private let heartbeat: TimeInterval
+    private let lock = NSLock()
+    // Guarded by `lock`.
+    private var subscribers: [Int: Subscriber] = [:]
+    private var nextKey = 0
+    private var changed: Set<String> = []
+    private var fresh: Set<Int> = []
+    private var nextHeartbeat: Date
+    private var closed = false
+    private var loop: BackgroundLoop!
+
+    public init(store: SessionStore, heartbeat: TimeInterval) {
+        self.store = store
+        self.heartbeat = heartbeat
+        nextHeartbeat = Date(timeIntervalSinceNow: heartbeat)
+        loop = BackgroundLoop(name: "todaysim-events", nextWake: { [unowned self] in
+            lock.lock()
+            defer { lock.unlock() }
+            return nextHeartbeat
+        }) { [unowned self] in
+            deliver()
+        }
+        loop.start()
+    }
+
+    /// A stream of one session's entries after `seq` (Last-Event-ID).
+    func follow(session id: String, after seq: Int) -> EventStream {
+        subscribe(.session(id: id, after: seq))
+    }
+
+    /// A stream of every session of `uid`, from now on.
+    func follow(uid: String, currentSessions: [(id: String, lastSeq: Int)]) -> EventStream {
+        subscribe(.account(uid: uid, after: Dictionary(currentSessions.map { ($0.id, $0.lastSeq) }, uniquingKeysWith: { $1 })))
+    }
+
+    private func subscribe(_ follow: Follow) -> EventStream {
+        let stream = EventStream()
+        stream.push(Array(": todaysim events\n\n".utf8))
+        lock.lock()
+        nextKey += 1
+        let key = nextKey
+        subscribers[key] = Subscriber(stream: stream, follow: follow)
+        fresh.insert(key)
+        let isClosed = closed
+        lock.unlock()
+        stream.onGone = { [weak self] in self?.remove(key) }
+        if isClosed { stream.close() }
+        loop.poke()
+        return stream
+    }
+
+    /// The store committed entries for these sessions (or purged them).
+    public func sessionsChanged(_ ids: [String]) {
+        lock.lock()
+        changed.formUnion(ids)
+        lock.unlock()
+        loop.poke()
+    }
+
+    /// Ends every stream (the server is stopping).
+    public func stop() {
+        lock.lock()
+        closed = true
+        let all = subscribers.values.map(\.stream)
+        lock.unlock()
+        for stream in all { stream.close() }
+        loop.stop()
+    }
+
+    public var count: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return subscribers.count
+    }
+
+    private func remove(_ key: Int) {
+        lock.lock()
+        subscribers.removeValue(forKey: key)
+        lock.unlock()
+    }
+
+    private func deliver() {
+        lock.lock()
+        let changedNow = changed
+        changed = []
+        let freshNow = fresh
+        fresh = []
+        let beat = Date() >= nextHeartbeat
+        if beat { nextHeartbeat = Date(timeIntervalSinceNow: heartbeat) }
+        let current = subscribers
+        lock.unlock()
+
+        for (key, subscriber) in current {
+            var follow = subscriber.follow
+            switch follow {
+            case let .session(id, after):
+                guard freshNow.contains(key) || changedNow.contains(id) else { break }
+                follow = .session(id: id, after: send(sessionId: id, after: after, to: subscriber.stream, qualified: false))
+            case let .account(uid, after):
+                var cursors = after
+                for id in changedNow {
+                    guard let stored = try? store.session(id), stored.session.uid == uid || cursors[id] != nil else { continue }
+                    cursors[id] = send(sessionId: id, after: cursors[id] ?? 0, to: subscriber.stream, qualified: true)
+                }
+                follow = .account(uid: uid, after: cursors)
+            }
+            if beat { subscriber.stream.push(Array(": heartbeat\n\n".utf8)) }
+            lock.lock()
+            if subscribers[key] != nil { subscribers[key]?.follow = follow }
+            lock.unlock()
+        }
+    }
+
+    /// Sends a session's entries after `seq`; returns the new cursor. A purged session ends a
+    /// single-session stream; a closed one ends it once everything was sent.
+    private func send(sessionId id: String, after seq: Int, to stream: EventStream, qualified: Bool) -> Int {
+        var cursor = seq
+        while true {
+            guard let page = try? store.timeline(id, after: cursor, limit: 500, kind: nil) else {
+                if !qualified { stream.close() }
+                return cursor
+            }
+            var bytes: [UInt8] = []
+            for entry in page.entries {
+                guard let parsed = try? JSON.parse(bytes: entry), let entrySeq = parsed["seq"]?.int64Value else { continue }
+                let kind = parsed["kind"]?.stringValue ?? "entry"
+                let eventId = qualified ? "\(id)/\(entrySeq)" : "\(entrySeq)"
+                bytes += Array("id: \(eventId)\nevent: \(kind)\ndata: ".utf8) + entry + Array("\n\n".utf8)
+            }
+            if !bytes.isEmpty { stream.push(bytes) }
+            cursor = page.next
+            if !page.more { break }
+        }
+        if !qualified, (try? store.session(id))?.session.isClosed == true { stream.close() }
+        return cursor
+    }
+}
