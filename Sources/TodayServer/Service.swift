@@ -13,7 +13,8 @@ public final class TodayService: Sendable {
     public let streams: EventStreams
 
     /// `heartbeat`: seconds between the comment lines every event stream gets.
-    public init(store: SessionStore, scheduler: WallClockScheduler?, log: RequestLog, heartbeat: TimeInterval = 15) {
+    public init(store: SessionStore, scheduler: WallClockScheduler?, log: RequestLog, heartbeat: TimeInterval = 15,
+                expiry: SessionExpiry? = nil) {
         self.log = log
         let streams = EventStreams(store: store, heartbeat: heartbeat)
         self.streams = streams
@@ -22,7 +23,7 @@ public final class TodayService: Sendable {
             streams.sessionsChanged(ids)
         }
         log.count(into: store.metrics)
-        let sessions = SessionHandlers(store: store, scheduler: scheduler, waiters: waiters)
+        let sessions = SessionHandlers(store: store, scheduler: scheduler, waiters: waiters, expiry: expiry)
         let inputs = InputHandlers(store: store, scheduler: scheduler, log: log)
         let reports = ReportHandlers(store: store)
         let batches = StepsHandler(store: store, scheduler: scheduler, log: log)

@@ -8,7 +8,7 @@ public enum Durability: String, Sendable, CaseIterable {
 
 /// The database layout, versioned with `PRAGMA user_version` and migrated at start.
 enum Schema {
-    static let currentVersion: Int64 = 2
+    static let currentVersion: Int64 = 3
 
     /// `migrations[n]` takes a database from version `n` to `n + 1`.
     static let migrations: [String] = [
@@ -54,6 +54,14 @@ enum Schema {
         CREATE INDEX violations_by_code ON violations(code, ord);
         INSERT INTO violations (session, seq, code)
             SELECT session, seq, json_extract(entry, '$.type') FROM timeline WHERE kind = 'violation' ORDER BY session, seq;
+        """,
+        // v3: idle expiry (`ttlMs`) and retention of closed sessions.
+        """
+        ALTER TABLE sessions ADD COLUMN ttl_ms INTEGER;
+        ALTER TABLE sessions ADD COLUMN last_active_ms INTEGER;
+        ALTER TABLE sessions ADD COLUMN closed_at_ms INTEGER;
+        CREATE INDEX sessions_idle ON sessions(last_active_ms + ttl_ms) WHERE closed = 0 AND ttl_ms IS NOT NULL;
+        CREATE INDEX sessions_closed_at ON sessions(closed_at_ms) WHERE closed_at_ms IS NOT NULL;
         """,
     ]
 

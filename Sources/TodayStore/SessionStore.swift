@@ -126,7 +126,8 @@ public final class SessionStore: @unchecked Sendable {
     // MARK: Writes
 
     /// Creates a session (H1): `id` is the caller's or a new UUID.
-    public func create(id: String?, config: SessionConfig) throws(StoreError) -> Write {
+    /// `ttlMs`: close the session (kept readable) after this long with no input.
+    public func create(id: String?, config: SessionConfig, ttlMs: Millis? = nil) throws(StoreError) -> Write {
         let sessionId = id ?? UUID().uuidString.lowercased()
         let created: (HostSession, Applied)
         do throws(InputError) {
@@ -141,7 +142,7 @@ public final class SessionStore: @unchecked Sendable {
             try run(statements.insertSession, [
                 .text(sessionId), .text(session.uid), .text(session.config.label), .integer(0),
                 .text(session.config.clock.rawValue), .integer(origin), nextDue(session), .integer(session.version),
-                .blob(session.stateBytes),
+                .blob(session.stateBytes), ttlMs.map { .integer($0) } ?? .null, .integer(origin),
             ])
             let stored = StoredSession(session: session, wallOriginMs: origin, ord: try statements.lastOrd())
             let entries = try append(applied.entries, ord: stored.ord)
@@ -483,7 +484,7 @@ public final class SessionStore: @unchecked Sendable {
             try run(statements.insertSession, [
                 .text(forkId), .text(session.uid), .text(session.config.label), .integer(session.isClosed ? 1 : 0),
                 .text(session.config.clock.rawValue), .integer(source.wallOriginMs), nextDue(session),
-                .integer(session.version), .blob(session.stateBytes),
+                .integer(session.version), .blob(session.stateBytes), .null, .integer(unixNow()),
             ])
             let copy = StoredSession(session: session, wallOriginMs: source.wallOriginMs, ord: try statements.lastOrd())
             for statement in [statements.copyTimeline, statements.copyRequests, statements.copyViolations] {
@@ -491,6 +492,70 @@ public final class SessionStore: @unchecked Sendable {
             }
             return (copy, copy)
         }
+    }
+
+    /// Closes (tears down, kept readable) every session idle past its `ttlMs`; returns their ids.
+    @discardableResult
+    public func closeIdleSessions() throws(StoreError) -> [String] {
+        let idle: [String] = try readingWriter { () throws(SQLiteError) in
+            try statements.idleSessions.rows([.integer(unixNow())]) { $0.text(0) ?? "" }
+        }
+        var closed: [String] = []
+        for id in idle {
+            do throws(StoreError) {
+                _ = try apply(.teardown, to: id)
+                closed.append(id)
+            } catch {
+                switch error {
+                case .input(.sessionClosed), .sessionNotFound: continue  // closed or purged meanwhile
+                default: throw error
+                }
+            }
+        }
+        return closed
+    }
+
+    /// Unix time (ms) when the next idle session expires.
+    public func nextIdleExpiryUnixMs() throws(StoreError) -> Millis? {
+        try readingWriter { () throws(SQLiteError) in
+            try statements.nextIdleExpiry.rows { $0.isNull(0) ? nil : $0.int64(0) }.first ?? nil
+        }
+    }
+
+    /// Unix time (ms) when the longest-closed session was closed.
+    public func earliestClosedAtUnixMs() throws(StoreError) -> Millis? {
+        try readingWriter { () throws(SQLiteError) in
+            try statements.earliestClosedAt.rows { $0.isNull(0) ? nil : $0.int64(0) }.first ?? nil
+        }
+    }
+
+    /// Purges sessions closed for longer than `retentionMs`; returns how many.
+    @discardableResult
+    public func purgeClosed(olderThan retentionMs: Millis) throws(StoreError) -> Int {
+        writeLock.lock()
+        defer { writeLock.unlock() }
+        do {
+            try statements.begin.run()
+            let expired = try statements.expiredRetention.rows([.integer(unixNow() - retentionMs)]) { ($0.int64(0), $0.text(1) ?? "") }
+            for (ord, _) in expired {
+                for statement in [statements.purgeTimeline, statements.purgeRequests, statements.purgeViolations, statements.purgeSession] {
+                    try statement.run([.integer(ord)])
+                }
+            }
+            try statements.commit.run()
+            cache.remove(expired.map(\.1))
+            notifyChanged(expired.map(\.1))
+            return expired.count
+        } catch {
+            try? statements.rollback.run()
+            throw .database(error)
+        }
+    }
+
+    private func readingWriter<T>(_ body: () throws(SQLiteError) -> T) throws(StoreError) -> T {
+        writeLock.lock()
+        defer { writeLock.unlock() }
+        return try reading(body)
     }
 
     /// Ends and deletes every session with `label` (or, with `nil`, every session): rows,
@@ -565,7 +630,7 @@ public final class SessionStore: @unchecked Sendable {
         let session = stored.session
         try run(statements.updateSession, [
             .integer(session.isClosed ? 1 : 0), nextDue(session), .integer(session.version),
-            .blob(session.stateBytes), .integer(stored.ord),
+            .blob(session.stateBytes), .integer(stored.ord), .integer(unixNow()),
         ])
     }
 

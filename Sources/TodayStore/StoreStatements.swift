@@ -19,6 +19,10 @@ final class StoreStatements {
     let releaseSavepoint: Statement
     let rollbackToSavepoint: Statement
     let updateUid: Statement
+    let idleSessions: Statement
+    let nextIdleExpiry: Statement
+    let expiredRetention: Statement
+    let earliestClosedAt: Statement
     let insertViolation: Statement
     let sessionRecords: Statement
     let violationsPage: Statement
@@ -34,12 +38,21 @@ final class StoreStatements {
 
     init(_ database: Database) throws(SQLiteError) {
         insertSession = try database.prepare("""
-            INSERT INTO sessions (id, uid, label, closed, clock, wall_origin_ms, next_due_ms, version, state)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO sessions (id, uid, label, closed, clock, wall_origin_ms, next_due_ms, version, state, ttl_ms, last_active_ms)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
         // `uid` is indexed and changes only on an account switch: it has its own statement.
-        updateSession = try database.prepare(
-            "UPDATE sessions SET closed = ?, next_due_ms = ?, version = ?, state = ? WHERE ord = ?")
+        updateSession = try database.prepare("""
+            UPDATE sessions SET closed = ?1, next_due_ms = ?2, version = ?3, state = ?4, last_active_ms = ?6,
+                closed_at_ms = CASE WHEN ?1 = 1 THEN coalesce(closed_at_ms, ?6) ELSE NULL END
+            WHERE ord = ?5
+            """)
+        idleSessions = try database.prepare(
+            "SELECT id FROM sessions WHERE closed = 0 AND ttl_ms IS NOT NULL AND last_active_ms + ttl_ms <= ? LIMIT 500")
+        nextIdleExpiry = try database.prepare(
+            "SELECT min(last_active_ms + ttl_ms) FROM sessions WHERE closed = 0 AND ttl_ms IS NOT NULL")
+        earliestClosedAt = try database.prepare("SELECT min(closed_at_ms) FROM sessions WHERE closed_at_ms IS NOT NULL")
+        expiredRetention = try database.prepare("SELECT ord, id FROM sessions WHERE closed_at_ms IS NOT NULL AND closed_at_ms <= ?")
         updateUid = try database.prepare("UPDATE sessions SET uid = ? WHERE ord = ?")
         insertViolation = try database.prepare("INSERT INTO violations (session, seq, code) VALUES (?, ?, ?)")
         sessionsToPurge = try database.prepare("SELECT ord, id FROM sessions WHERE (? IS NULL OR label = ?)")

@@ -7,6 +7,7 @@ import TodayStore
 enum CommandLineInterface {
     static let usage = """
         usage: todaysim serve [--host 127.0.0.1] [--port 8080] [--db PATH] [--synchronous normal|full]
+                              [--retention-seconds S] [--heartbeat-seconds S] [--threads N] [--quiet]
                todaysim --help | --version
 
         Serves the todaysim HTTP API. The database defaults to .todaysim/sessions.sqlite
@@ -21,6 +22,7 @@ enum CommandLineInterface {
         var quiet = false
         var durability = Durability.normal
         var heartbeat: Double = 15
+        var retentionSeconds: Double?
     }
 
     static func main(_ arguments: [String]) -> Int32 {
@@ -53,7 +55,7 @@ enum CommandLineInterface {
                 print(usage)
                 exit(0)
             }
-            guard ["--host", "--port", "--db", "--threads", "--synchronous", "--heartbeat-seconds"].contains(flag) else { fail("unknown flag \(flag)", usage: true) }
+            guard ["--host", "--port", "--db", "--threads", "--synchronous", "--heartbeat-seconds", "--retention-seconds"].contains(flag) else { fail("unknown flag \(flag)", usage: true) }
             guard let value = rest.popFirst() else { fail("\(flag) needs a value", usage: true) }
             switch flag {
             case "--host": options.host = value
@@ -66,6 +68,9 @@ enum CommandLineInterface {
                     fail("--synchronous must be normal or full, got \(value)", usage: false)
                 }
                 options.durability = durability
+            case "--retention-seconds":
+                guard let seconds = Double(value), seconds >= 0 else { fail("--retention-seconds must be a number >= 0", usage: false) }
+                options.retentionSeconds = seconds
             case "--heartbeat-seconds":
                 guard let seconds = Double(value), seconds > 0 else { fail("--heartbeat-seconds must be a positive number", usage: false) }
                 options.heartbeat = seconds
@@ -105,7 +110,9 @@ enum CommandLineInterface {
             fail("cannot open the database \(options.database): \(error)", usage: false)
         }
         let scheduler = WallClockScheduler(store: store, log: log)
-        let service = TodayService(store: store, scheduler: scheduler, log: log, heartbeat: options.heartbeat)
+        let expiry = SessionExpiry(store: store, retentionMs: options.retentionSeconds.map { Millis($0 * 1000) },
+                                   log: { line in log.note(line) })
+        let service = TodayService(store: store, scheduler: scheduler, log: log, heartbeat: options.heartbeat, expiry: expiry)
         let server: HTTPServer
         do {
             server = try HTTPServer(host: options.host, port: options.port, threads: options.threads, log: log,
@@ -114,6 +121,7 @@ enum CommandLineInterface {
             fail("\(error)", usage: false)
         }
         scheduler.start()
+        expiry.start()
         // Wall sessions whose timers fell due while the server was down fire at once (C1).
         scheduler.poke()
         log.note("listening on http://\(options.host):\(server.port) (database \(options.database))")
@@ -124,6 +132,7 @@ enum CommandLineInterface {
         service.stop()
         server.stop()
         scheduler.stop()
+        expiry.stop()
         log.note("stopped")
         return 0
     }

@@ -14,10 +14,13 @@ final class TestServer: @unchecked Sendable {
     private(set) var server: HTTPServer?
     private(set) var scheduler: WallClockScheduler?
     private(set) var service: TodayService?
+    private(set) var expiry: SessionExpiry?
+    let retentionMs: Millis?
     private(set) var base: URL
     let logLines = LockedLines()
 
-    init() throws {
+    init(retentionMs: Millis? = nil) throws {
+        self.retentionMs = retentionMs
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("todaysim-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         databasePath = directory.appendingPathComponent("sessions.sqlite").path
@@ -35,10 +38,13 @@ final class TestServer: @unchecked Sendable {
         let log = RequestLog(enabled: true) { [logLines] line in logLines.append(line) }
         let store = try SessionStore(path: databasePath)
         let scheduler = WallClockScheduler(store: store, log: log)
-        let service = TodayService(store: store, scheduler: scheduler, log: log, heartbeat: 0.3)
+        let expiry = SessionExpiry(store: store, retentionMs: retentionMs, log: { line in log.note(line) })
+        let service = TodayService(store: store, scheduler: scheduler, log: log, heartbeat: 0.3, expiry: expiry)
         let server = try HTTPServer(host: "127.0.0.1", port: 0, threads: 2, log: log, respond: service.respond)
         scheduler.start()
         scheduler.poke()
+        expiry.start()
+        self.expiry = expiry
         self.server = server
         self.scheduler = scheduler
         self.service = service
@@ -49,6 +55,8 @@ final class TestServer: @unchecked Sendable {
     func stop() {
         service?.stop()
         server?.stop()
+        expiry?.stop()
+        expiry = nil
         scheduler?.stop()
         server = nil
         scheduler = nil

@@ -93,4 +93,36 @@ import TodayHost
         #expect(after["version"] == before["version"])
         #expect(after.header("ETag") != tag)
     }
+
+    @Test func anIdleSessionClosesAfterItsTtlAndIsPurgedAfterTheRetention() async throws {
+        let server = try TestServer(retentionMs: 600)
+        let client = Client(server: server)
+        try await client.create(["uid": "u1", "id": "idle", "clock": "wall", "ttlMs": 300])
+        try await client.create(["uid": "u1", "id": "kept", "clock": "wall"])
+        // An input keeps it alive: the idle time starts again.
+        try await Task.sleep(nanoseconds: 200_000_000)
+        _ = try await client.post("/v1/sessions/idle/lifecycle", ["type": "tabActivated"])
+        try await Task.sleep(nanoseconds: 200_000_000)
+        #expect((try await client.get("/v1/sessions/idle"))["status"] == "active")
+
+        let deadline = Date().addingTimeInterval(5)
+        var closed = try await client.get("/v1/sessions/idle")
+        while closed["status"] != "closed", Date() < deadline {
+            try await Task.sleep(nanoseconds: 50_000_000)
+            closed = try await client.get("/v1/sessions/idle")
+        }
+        #expect(closed["status"] == "closed", "closed after 300 ms without input, kept readable")
+        let inputs = try await client.timeline("idle").filter { $0["kind"] == "input" }
+        #expect(inputs.last?["type"] == "teardown", "the expiry is a teardown like any other (H20)")
+        #expect((try await client.get("/v1/sessions/kept"))["status"] == "active", "no ttlMs: never expires")
+
+        // Retention: the closed session is purged, the other stays.
+        while (try await client.get("/v1/sessions/idle")).status != 404, Date() < deadline.addingTimeInterval(5) {
+            try await Task.sleep(nanoseconds: 100_000_000)
+        }
+        expectProblem(try await client.get("/v1/sessions/idle"), 404, "session_not_found")
+        #expect((try await client.get("/v1/sessions/kept")).status == 200)
+        expectProblem(try await client.post("/v1/sessions", ["uid": "u", "ttlMs": 0]), 400, "invalid_field", field: "ttlMs")
+    }
 }
+

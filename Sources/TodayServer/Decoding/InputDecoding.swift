@@ -3,7 +3,7 @@ import TodayHost
 /// Request bodies → the engine's typed inputs (API: Endpoints).
 enum InputDecoding {
     /// `POST /v1/sessions`.
-    static func creation(_ body: [UInt8]) throws(APIError) -> (id: String?, config: SessionConfig) {
+    static func creation(_ body: [UInt8]) throws(APIError) -> (id: String?, config: SessionConfig, ttlMs: Millis?) {
         let fields = try BodyFields.object(from: body)
         guard let uid = try fields.string("uid") else { throw .invalidField("uid", "is required") }
         var config = SessionConfig(uid: uid)
@@ -28,7 +28,9 @@ enum InputDecoding {
                                              client_plat: try analytics.string("client_plat"), ctx: try analytics.string("ctx"))
         }
         do { try config.validate() } catch { throw APIError(error) }
-        return (id, config)
+        let ttlMs = try fields.integer("ttlMs")
+        if let ttlMs, ttlMs <= 0 { throw .invalidField("ttlMs", "must be a positive integer") }
+        return (id, config, ttlMs)
     }
 
     /// `POST …/gestures`.

@@ -7,16 +7,18 @@ struct SessionHandlers: Sendable {
     let store: SessionStore
     let scheduler: WallClockScheduler?
     let waiters: TimelineWaiters
+    let expiry: SessionExpiry?
 
     func create(_ request: HTTPRequest, _: PathParameters) throws(APIError) -> HTTPResponse {
-        let (id, config) = try InputDecoding.creation(request.body)
+        let (id, config, ttlMs) = try InputDecoding.creation(request.body)
         let write: SessionStore.Write
         do throws(StoreError) {
-            write = try store.create(id: id, config: config)
+            write = try store.create(id: id, config: config, ttlMs: ttlMs)
         } catch {
             throw APIError(error)
         }
         if write.stored.isWall { scheduler?.poke() }
+        if ttlMs != nil { expiry?.poke() }
         var response = HTTPResponse.jsonBytes(store.viewBytes(after: write), status: 201)
         response.headers.append(("Location", "/v1/sessions/\(write.stored.id)"))
         return response

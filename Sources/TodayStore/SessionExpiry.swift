@@ -1,0 +1,39 @@
+import Foundation
+import TodayHost
+
+/// Closes sessions idle past their `ttlMs` and, with a retention, purges sessions closed for
+/// longer than it — on one thread that sleeps until the next idle expiry (or a minute).
+public final class SessionExpiry: @unchecked Sendable {
+    private let loop: BackgroundLoop
+
+    /// `retentionMs`: purge closed sessions after this long; `nil` keeps them.
+    public init(store: SessionStore, retentionMs: Millis?, log: @escaping @Sendable (String) -> Void) {
+        loop = BackgroundLoop(
+            name: "todaysim-expiry",
+            nextWake: {
+                var wake = Date(timeIntervalSinceNow: 60)
+                if let idle = try? store.nextIdleExpiryUnixMs() {
+                    wake = min(wake, Date(timeIntervalSince1970: Double(idle) / 1000))
+                }
+                if let retentionMs, let closedAt = try? store.earliestClosedAtUnixMs() {
+                    wake = min(wake, Date(timeIntervalSince1970: Double(closedAt + retentionMs) / 1000))
+                }
+                return wake
+            },
+            work: {
+                do {
+                    try store.closeIdleSessions()
+                    if let retentionMs { try store.purgeClosed(olderThan: retentionMs) }
+                } catch {
+                    log("expiry: \(error)")
+                }
+            })
+    }
+
+    public func start() { loop.start() }
+
+    /// A session with a `ttlMs` was created or touched: look again for the next expiry.
+    public func poke() { loop.poke() }
+
+    public func stop() { loop.stop() }
+}
