@@ -10,10 +10,12 @@ import TodayHost
         var data: JSON
     }
 
-    /// Starts `curl -N` on `path`; `finish()` waits for it (it stops at `seconds`) and parses.
+    /// Starts `curl -N` on `path` and reads what arrives as it arrives.
     final class Listener: @unchecked Sendable {
         let process = Process()
         let output = Pipe()
+        private let lock = NSLock()
+        private var text = ""
 
         init(_ server: TestServer, _ path: String, seconds: Double, headers: [String] = []) throws {
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -21,14 +23,26 @@ import TodayHost
                 + [server.base.absoluteString + path]
             process.standardOutput = output
             try process.run()
+            // A thread of its own blocks on the pipe, never one of the test runner's.
+            let handle = output.fileHandleForReading
+            Thread { [self] in
+                while true {
+                    let chunk = handle.availableData
+                    if chunk.isEmpty { return }
+                    lock.lock()
+                    text += String(decoding: chunk, as: UTF8.self)
+                    lock.unlock()
+                }
+            }.start()
         }
 
-        func finish() -> (events: [Event], comments: [String]) {
-            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
+        var parsed: (events: [Event], comments: [String]) {
+            lock.lock()
+            let current = text
+            lock.unlock()
             var events: [Event] = []
             var comments: [String] = []
-            for block in text.components(separatedBy: "\n\n") where !block.isEmpty {
+            for block in current.components(separatedBy: "\n\n").dropLast() where !block.isEmpty {
                 var fields: [String: String] = [:]
                 for line in block.split(separator: "\n") {
                     if line.hasPrefix(":") { comments.append(String(line)); continue }
@@ -42,6 +56,17 @@ import TodayHost
             }
             return (events, comments)
         }
+
+        /// Waits, without blocking a thread of the test runner, for curl to end (at its
+        /// `--max-time`, or when the server ends the stream) and parses what arrived.
+        func finish(within seconds: Double = 25) async -> (events: [Event], comments: [String]) {
+            let deadline = Date().addingTimeInterval(seconds)
+            while process.isRunning, Date() < deadline { try? await Task.sleep(nanoseconds: 20_000_000) }
+            if process.isRunning { process.terminate() }
+            while process.isRunning { try? await Task.sleep(nanoseconds: 10_000_000) }
+            try? await Task.sleep(nanoseconds: 50_000_000)  // the reader thread's last chunk
+            return parsed
+        }
     }
 
     func waitForStreams(_ server: TestServer, _ count: Int) async throws {
@@ -53,10 +78,10 @@ import TodayHost
         let server = try TestServer()
         let client = Client(server: server)
         try await client.create(["uid": "u1", "id": "s1"])
-        let first = try Listener(server, "/v1/sessions/s1/events", seconds: 1.5)
+        let first = try Listener(server, "/v1/sessions/s1/events", seconds: 3)
         try await waitForStreams(server, 1)
         _ = try await client.post("/v1/sessions/s1/gestures", ["type": "pull", "requestId": "p1"])
-        let (events, comments) = first.finish()
+        let (events, comments) = await first.finish()
         let timeline = try await client.timeline("s1")
         #expect(events.map(\.id) == timeline.map { "\($0["seq"]!.int64Value!)" })
         #expect(events.map(\.event) == timeline.map { $0["kind"]!.stringValue! })
@@ -65,10 +90,10 @@ import TodayHost
 
         // Reconnect after the last id seen; new entries arrive exactly once.
         let lastSeen = try #require(events.last?.id)
-        let second = try Listener(server, "/v1/sessions/s1/events", seconds: 1.5, headers: ["Last-Event-ID: \(lastSeen)"])
+        let second = try Listener(server, "/v1/sessions/s1/events", seconds: 3, headers: ["Last-Event-ID: \(lastSeen)"])
         try await waitForStreams(server, 1)
         _ = try await client.post("/v1/sessions/s1/lifecycle", ["type": "background"])
-        let resumed = second.finish().events
+        let resumed = await second.finish().events
         let all = try await client.timeline("s1")
         #expect((events + resumed).map(\.data) == all)
     }
@@ -83,9 +108,9 @@ import TodayHost
         try await waitForStreams(server, 2)
         let started = Date()
         _ = try await client.delete("/v1/sessions?label=gone")
-        #expect(purged.finish().events.count == 4)
+        #expect(await purged.finish().events.count == 4)
         server.stop()
-        #expect(stopped.finish().events.count == 4)
+        #expect(await stopped.finish().events.count == 4)
         #expect(Date().timeIntervalSince(started) < 10, "both ended cleanly, well before curl's own limit")
     }
 
@@ -94,12 +119,12 @@ import TodayHost
         let client = Client(server: server)
         try await client.create(["uid": "alice", "id": "a1"])
         try await client.create(["uid": "bob", "id": "b1"])
-        let listener = try Listener(server, "/v1/events?uid=alice", seconds: 1.5)
+        let listener = try Listener(server, "/v1/events?uid=alice", seconds: 4)
         try await waitForStreams(server, 1)
         _ = try await client.post("/v1/sessions/a1/lifecycle", ["type": "tabActivated", "requestId": "t1"])
         _ = try await client.post("/v1/sessions/b1/lifecycle", ["type": "tabActivated", "requestId": "t2"])
         try await client.create(["uid": "alice", "id": "a2"])
-        let events = listener.finish().events
+        let events = await listener.finish().events
         #expect(Set(events.map { $0.id.split(separator: "/")[0] }) == ["a1", "a2"])
         #expect(events.filter { $0.id.hasPrefix("a1/") }.map(\.id) == ["a1/5", "a1/6"])
         #expect(events.filter { $0.id.hasPrefix("a2/") }.count == 4)

@@ -80,7 +80,9 @@ import TodayHost
             #expect(try await client.get("/v1/sessions/s1").status == 200)
             let input = try await client.post("/v1/sessions/s1/gestures", ["type": "pull"])
             #expect(input.status == 200)
-            #expect(Date().timeIntervalSince(started) < 3, "two workers served ordinary requests beside \(waiters) waiters")
+            // Blocked workers would hold these until the waits end (20 s); the bound leaves room
+            // for the parallel test run's load on the client side.
+            #expect(Date().timeIntervalSince(started) < 10, "two workers served ordinary requests beside \(waiters) waiters")
             // The pull's entries wake every waiter.
             var answered = 0
             for try await next in group {

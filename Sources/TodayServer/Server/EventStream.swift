@@ -72,15 +72,22 @@ public final class EventStream: @unchecked Sendable {
             lock.unlock()
             return -1
         }
-        suspended = true
-        let connection = self.connection
+        guard let connection = self.connection else {
+            lock.unlock()
+            return 0
+        }
         lock.unlock()
-        if let connection { MHD_suspend_connection(connection) }
-        // A push that came in between would have found us not yet suspended: look again.
+        MHD_suspend_connection(connection)
+        // Only now is the connection parked. A push that came in meanwhile found it not yet
+        // suspended and left the resume to us: look again before marking it.
         lock.lock()
-        let resume = (!buffer.isEmpty || closed) ? takeSuspension() : nil
+        if !buffer.isEmpty || closed {
+            lock.unlock()
+            MHD_resume_connection(connection)
+            return 0
+        }
+        suspended = true
         lock.unlock()
-        if let resume { MHD_resume_connection(resume) }
         return 0
     }
 
