@@ -8,6 +8,8 @@ enum CommandLineInterface {
     static let usage = """
         usage: todaysim serve [--host 127.0.0.1] [--port 8080] [--db PATH] [--synchronous normal|full]
                               [--retention-seconds S] [--heartbeat-seconds S] [--threads N] [--quiet]
+               todaysim timeline ID [--follow] [--after SEQ] [--server URL]
+               todaysim report ID [--junit] [--server URL]
                todaysim --help | --version
 
         Serves the todaysim HTTP API. The database defaults to .todaysim/sessions.sqlite
@@ -38,6 +40,10 @@ enum CommandLineInterface {
             return 0
         case "serve":
             return serve(parse(Array(arguments.dropFirst())))
+        case "timeline":
+            return ClientCommands.timeline(Array(arguments.dropFirst()))
+        case "report":
+            return ClientCommands.report(Array(arguments.dropFirst()))
         default:
             fail("unknown command \(command)", usage: true)
         }

@@ -117,4 +117,35 @@ import TodayStore
         #expect(result.stderr.contains("todaysim: stopped"))
         #expect(FileManager.default.fileExists(atPath: path), "the database and its folder were created")
     }
+
+    @Test func clientSubcommandsPrintTimelinesAndReportWithUsableExitCodes() async throws {
+        let server = try TestServer()
+        let client = Client(server: server)
+        try await client.create(["uid": "u1", "id": "s1"])
+        try await client.create(["uid": "u1", "id": "clean"])
+        _ = try await client.post("/v1/sessions/s1/lifecycle", ["type": "tabActivated", "requestId": "t1"])
+        _ = try await client.post("/v1/sessions/s1/clock", ["advanceMs": 5000])
+        let url = server.base.absoluteString
+
+        let timeline = try run(["timeline", "s1", "--server", url])
+        #expect(timeline.status == 0)
+        let lines = timeline.stdout.split(separator: "\n")
+        #expect(lines.count == 11)
+        #expect(lines.first?.hasPrefix("1     0ms       input      create") == true)
+        #expect(lines.contains { $0.contains("violation  M7 [t1]") })
+        let tail = try run(["timeline", "s1", "--after", "9", "--server", url])
+        #expect(tail.stdout.split(separator: "\n").count == 2)
+
+        let failing = try run(["report", "s1", "--server", url])
+        #expect(failing.status == 1, "violations: a set -e script stops")
+        #expect(failing.stdout.hasPrefix("session s1: 1 violation(s)"))
+        let passing = try run(["report", "clean", "--server", url])
+        #expect(passing.status == 0)
+        let junit = try run(["report", "s1", "--junit", "--server", url])
+        #expect(junit.stdout.hasPrefix("<?xml"))
+        #expect(try run(["report", "nobody", "--server", url]).status == 1)
+        #expect(try run(["report", "s1", "--server", "http://127.0.0.1:1"]).status == 3)
+        #expect(try run(["timeline"]).status == 2)
+    }
 }
+

@@ -1,0 +1,156 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import TodayHost
+
+/// Client subcommands for scripts, where they beat raw curl:
+///
+///   todaysim timeline ID [--follow] [--after SEQ] [--server URL]
+///   todaysim report ID [--junit] [--server URL]
+///
+/// The server is `--server`, else `$TODAYSIM_URL`, else http://127.0.0.1:8080. Exit codes:
+/// 0 done (and, for `report`, the Web side conforms), 1 the server said no (or the report
+/// found violations), 2 usage, 3 the server could not be reached.
+enum ClientCommands {
+    static let usage = """
+        usage: todaysim timeline ID [--follow] [--after SEQ] [--server URL]
+               todaysim report ID [--junit] [--server URL]
+        """
+
+    struct Options {
+        var sessionId = ""
+        var server = ProcessInfo.processInfo.environment["TODAYSIM_URL"] ?? "http://127.0.0.1:8080"
+        var follow = false
+        var junit = false
+        var after = 0
+    }
+
+    static func parse(_ arguments: [String]) -> Options {
+        var options = Options()
+        var rest = arguments[...]
+        while let argument = rest.popFirst() {
+            switch argument {
+            case "--follow": options.follow = true
+            case "--junit": options.junit = true
+            case "--server":
+                guard let value = rest.popFirst() else { CommandLineInterface.fail("--server needs a URL", usage: false) }
+                options.server = value
+            case "--after":
+                guard let value = rest.popFirst().flatMap(Int.init), value >= 0 else {
+                    CommandLineInterface.fail("--after needs a seq (a number >= 0)", usage: false)
+                }
+                options.after = value
+            default:
+                guard options.sessionId.isEmpty, !argument.hasPrefix("-") else {
+                    CommandLineInterface.fail("unexpected argument \(argument)\n\(usage)", usage: false)
+                }
+                options.sessionId = argument
+            }
+        }
+        guard !options.sessionId.isEmpty else { CommandLineInterface.fail("a session id is required\n\(usage)", usage: false) }
+        options.server = String(options.server.reversed().drop(while: { $0 == "/" }).reversed())
+        return options
+    }
+
+    /// One line per entry, as it arrives with `--follow` (long polls of 25 s).
+    static func timeline(_ arguments: [String]) -> Int32 {
+        let options = parse(arguments)
+        var after = options.after
+        while true {
+            let wait = options.follow ? "&waitMs=25000" : ""
+            let (status, body) = get("\(options.server)/v1/sessions/\(options.sessionId)/timeline?after=\(after)&limit=1000\(wait)")
+            guard status == 200, case let .array(entries)? = body["entries"] else { return refused(status, body) }
+            // Written straight to the descriptor: a follower sees each line as it comes.
+            for entry in entries { FileHandle.standardOutput.write(Data((line(for: entry) + "\n").utf8)) }
+            after = Int(body["next"]?.int64Value ?? Int64(after))
+            if body["more"] == true { continue }
+            guard options.follow else { return 0 }
+            let (viewStatus, view) = get("\(options.server)/v1/sessions/\(options.sessionId)")
+            if viewStatus == 200, view["status"] == "closed", body["more"] != true, entries.isEmpty { return 0 }
+        }
+    }
+
+    /// The verdict; exit 1 when Web broke the contract.
+    static func report(_ arguments: [String]) -> Int32 {
+        let options = parse(arguments)
+        let url = "\(options.server)/v1/sessions/\(options.sessionId)/report" + (options.junit ? "?format=junit" : "")
+        let (status, body, raw) = fetch(url)
+        guard status == 200 else { return refused(status, body) }
+        if options.junit {
+            print(String(decoding: raw, as: UTF8.self), terminator: "")
+            return (String(decoding: raw, as: UTF8.self).contains("<failure")) ? 1 : 0
+        }
+        let violations: [JSON]
+        if case let .array(items)? = body["violations"] { violations = items } else { violations = [] }
+        print("session \(options.sessionId): \(violations.isEmpty ? "conforms" : "\(violations.count) violation(s)")")
+        for violation in violations {
+            print("  seq \(violation["seq"]?.int64Value ?? 0) at \(violation["atMs"]?.int64Value ?? 0) ms  \(violation["data"]?["detail"]?.stringValue ?? "")")
+        }
+        if case let .array(requests)? = body["requests"] {
+            for request in requests {
+                let answered = request["answeredInMs"]?.int64Value.map { "answered in \($0) ms" } ?? "no answer"
+                let why = request["reason"]?.stringValue ?? request["cause"]?.stringValue ?? "silent"
+                print("  request \(request["requestId"]?.stringValue ?? "?") (\(why)): \(request["outcome"]?.stringValue ?? "pending"), \(answered)")
+            }
+        }
+        return violations.isEmpty ? 0 : 1
+    }
+
+    /// `seq  atMs  kind  type  requestId  detail`.
+    static func line(for entry: JSON) -> String {
+        let seq = entry["seq"]?.int64Value ?? 0
+        let atMs = entry["atMs"]?.int64Value ?? 0
+        let kind = entry["kind"]?.stringValue ?? "?"
+        let type = entry["type"]?.stringValue ?? ""
+        let requestId = entry["requestId"]?.stringValue.map { " [\($0)]" } ?? ""
+        let data = entry["data"] ?? .null
+        let detail: String
+        switch kind {
+        case "header", "overlay": detail = "\(data["from"]?.stringValue ?? "") → \(data["to"]?.stringValue ?? "")"
+        case "input", "bridge": detail = [data["outcome"]?.stringValue, data["reason"]?.stringValue].compactMap { $0 }.joined(separator: " ")
+        case "violation": detail = data["detail"]?.stringValue ?? ""
+        case "navigation": detail = data["url"]?.stringValue ?? ""
+        case "pull": detail = [data["state"]?.stringValue, data["outcome"]?.stringValue].compactMap { $0 }.joined(separator: " ")
+        default: detail = ""
+        }
+        let padded = "\(seq)".padding(toLength: 6, withPad: " ", startingAt: 0) + "\(atMs)ms".padding(toLength: 10, withPad: " ", startingAt: 0)
+            + kind.padding(toLength: 11, withPad: " ", startingAt: 0)
+        return padded + type + requestId + (detail.isEmpty ? "" : "  " + detail)
+    }
+
+    static func refused(_ status: Int, _ body: JSON) -> Int32 {
+        if status == 0 {
+            FileHandle.standardError.write(Data("todaysim: cannot reach the server\n".utf8))
+            return 3
+        }
+        FileHandle.standardError.write(Data("todaysim: \(status) \(body["code"]?.stringValue ?? ""): \(body["detail"]?.stringValue ?? "")\n".utf8))
+        return 1
+    }
+
+    static func get(_ url: String) -> (Int, JSON) {
+        let (status, body, _) = fetch(url)
+        return (status, body)
+    }
+
+    /// A blocking GET (status 0 when the server could not be reached).
+    static func fetch(_ url: String) -> (Int, JSON, [UInt8]) {
+        guard let target = URL(string: url) else { return (0, .null, []) }
+        var request = URLRequest(url: target)
+        request.timeoutInterval = 60
+        let done = DispatchSemaphore(value: 0)
+        let result = FetchResult()
+        URLSession.shared.dataTask(with: request) { data, response, _ in
+            result.status = (response as? HTTPURLResponse)?.statusCode ?? 0
+            result.bytes = data.map(Array.init) ?? []
+            done.signal()
+        }.resume()
+        done.wait()
+        return (result.status, (try? JSON.parse(bytes: result.bytes)) ?? .null, result.bytes)
+    }
+}
+
+private final class FetchResult: @unchecked Sendable {
+    var status = 0
+    var bytes: [UInt8] = []
+}
