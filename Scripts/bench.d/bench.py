@@ -103,6 +103,24 @@ def wrk(url, script=None, connections=CONNECTIONS, env=None):
     return tuple(statistics.median(run[index] for run in runs) for index in range(3))
 
 
+def with_waiters(server, count, measure):
+    """Runs `measure` while `count` timeline requests wait (waitMs=30000) on a quiet session."""
+    post_all(server, [("/v1/sessions", {"uid": "waiter", "id": "waited-on"})])
+    status, body = server.get("/v1/sessions/waited-on")
+    last = json.loads(body)["counts"]["timeline"]
+    sockets = []
+    for _ in range(count):
+        sock = socket.create_connection(("127.0.0.1", server.port))
+        sock.sendall(f"GET /v1/sessions/waited-on/timeline?after={last}&waitMs=30000 HTTP/1.1\r\nHost: bench\r\n\r\n".encode())
+        sockets.append(sock)
+    try:
+        time.sleep(0.5)
+        return measure()
+    finally:
+        for sock in sockets:
+            sock.close()
+
+
 def storage_ceiling(synchronous):
     runs = []
     for _ in range(RUNS):
@@ -160,6 +178,9 @@ def main():
                 if synchronous == "normal":
                     page = wrk(server.base + "/v1/sessions/bench-0/timeline?after=10&limit=100")
                     row("GET …/timeline?after=10&limit=100", page)
+                    waiting = with_waiters(server, 200, lambda: wrk(server.base, "get-session.lua", env=env))
+                    row("GET /v1/sessions/{id} beside 200 parked waitMs requests", waiting, "without",
+                        waiting[0] / view[0])
                 ROWS.append(("storage ceiling: SQLite alone, 1 row + 3 entries per tx", f"{ceiling:,.0f}", "", "", "tx/s"))
                 print_table(f"synchronous={synchronous.upper()} (WAL)" + (" — the shipped setting" if synchronous == "normal" else ""))
             finally:
