@@ -7,15 +7,18 @@ import TodayStore
 public final class TodayService: Sendable {
     public let router: Router
     private let log: RequestLog
+    private let token: AccessToken?
     /// Parked `waitMs` timeline requests.
     public let waiters = TimelineWaiters()
     /// Open Server-Sent Events streams.
     public let streams: EventStreams
 
     /// `heartbeat`: seconds between the comment lines every event stream gets.
+    /// `token`: require it on every endpoint but `/healthz`, `/bridge.js` and CORS preflights.
     public init(store: SessionStore, scheduler: WallClockScheduler?, log: RequestLog, heartbeat: TimeInterval = 15,
-                expiry: SessionExpiry? = nil) {
+                expiry: SessionExpiry? = nil, token: AccessToken? = nil) {
         self.log = log
+        self.token = token
         let streams = EventStreams(store: store, heartbeat: heartbeat)
         self.streams = streams
         store.observeChanges { [waiters] ids in
@@ -76,6 +79,7 @@ public final class TodayService: Sendable {
 
     /// Routes one request; every failure becomes a problem document.
     public func respond(_ request: HTTPRequest) -> (HTTPResponse, routeName: String) {
+        if let token, let refusal = token.refusal(for: request) { return (refusal, "-") }
         switch router.match(method: request.method, path: request.path) {
         case .notFound:
             return (APIError.notFound(request.path).response, "-")

@@ -8,6 +8,7 @@ enum CommandLineInterface {
     static let usage = """
         usage: todaysim serve [--host 127.0.0.1] [--port 8080] [--db PATH] [--synchronous normal|full]
                               [--retention-seconds S] [--heartbeat-seconds S] [--threads N] [--quiet]
+                              [--token T | --no-auth]   (a token is required to serve beyond loopback)
                todaysim timeline ID [--follow] [--after SEQ] [--server URL]
                todaysim report ID [--junit] [--server URL]
                todaysim --help | --version
@@ -25,6 +26,8 @@ enum CommandLineInterface {
         var durability = Durability.normal
         var heartbeat: Double = 15
         var retentionSeconds: Double?
+        var token = ProcessInfo.processInfo.environment["TODAYSIM_TOKEN"]
+        var noAuth = false
     }
 
     static func main(_ arguments: [String]) -> Int32 {
@@ -57,11 +60,15 @@ enum CommandLineInterface {
                 options.quiet = true
                 continue
             }
+            if flag == "--no-auth" {
+                options.noAuth = true
+                continue
+            }
             if flag == "--help" || flag == "-h" {
                 print(usage)
                 exit(0)
             }
-            guard ["--host", "--port", "--db", "--threads", "--synchronous", "--heartbeat-seconds", "--retention-seconds"].contains(flag) else { fail("unknown flag \(flag)", usage: true) }
+            guard ["--host", "--port", "--db", "--threads", "--synchronous", "--heartbeat-seconds", "--retention-seconds", "--token"].contains(flag) else { fail("unknown flag \(flag)", usage: true) }
             guard let value = rest.popFirst() else { fail("\(flag) needs a value", usage: true) }
             switch flag {
             case "--host": options.host = value
@@ -74,6 +81,7 @@ enum CommandLineInterface {
                     fail("--synchronous must be normal or full, got \(value)", usage: false)
                 }
                 options.durability = durability
+            case "--token": options.token = value
             case "--retention-seconds":
                 guard let seconds = Double(value), seconds >= 0 else { fail("--retention-seconds must be a number >= 0", usage: false) }
                 options.retentionSeconds = seconds
@@ -89,7 +97,16 @@ enum CommandLineInterface {
         return options
     }
 
+    /// Loopback addresses: reachable from this machine only.
+    static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+    }
+
     static func serve(_ options: ServeOptions) -> Int32 {
+        let token = AccessToken(options.token)
+        if !isLoopback(options.host), token == nil, !options.noAuth {
+            fail("refusing to serve \(options.host) without a token: pass --token (or TODAYSIM_TOKEN), or --no-auth on a private network", usage: false)
+        }
         // Signals are watched before anything starts, so none is lost once "listening" shows.
         let stop = DispatchSemaphore(value: 0)
         var signalSources: [DispatchSourceSignal] = []
@@ -118,7 +135,8 @@ enum CommandLineInterface {
         let scheduler = WallClockScheduler(store: store, log: log)
         let expiry = SessionExpiry(store: store, retentionMs: options.retentionSeconds.map { Millis($0 * 1000) },
                                    log: { line in log.note(line) })
-        let service = TodayService(store: store, scheduler: scheduler, log: log, heartbeat: options.heartbeat, expiry: expiry)
+        let service = TodayService(store: store, scheduler: scheduler, log: log, heartbeat: options.heartbeat, expiry: expiry,
+                                   token: token)
         let server: HTTPServer
         do {
             server = try HTTPServer(host: options.host, port: options.port, threads: options.threads, log: log,

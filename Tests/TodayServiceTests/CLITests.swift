@@ -147,5 +147,17 @@ import TodayStore
         #expect(try run(["report", "s1", "--server", "http://127.0.0.1:1"]).status == 3)
         #expect(try run(["timeline"]).status == 2)
     }
+
+    @Test func servingBeyondLoopbackNeedsATokenOrAnExplicitNoAuth() throws {
+        let refused = try run(["serve", "--host", "0.0.0.0", "--port", "0", "--db", ":memory:"])
+        #expect(refused.status == 2)
+        #expect(refused.stderr.hasPrefix("todaysim: refusing to serve 0.0.0.0 without a token"))
+        let withToken = try run(["serve", "--host", "0.0.0.0", "--port", "0", "--db", ":memory:", "--token", "t"],
+                                until: "listening on", thenSignal: SIGTERM)
+        #expect(withToken.status == 0)
+        let open = try run(["serve", "--host", "0.0.0.0", "--port", "0", "--db", ":memory:", "--no-auth"],
+                           until: "listening on", thenSignal: SIGTERM)
+        #expect(open.status == 0)
+    }
 }
 

@@ -16,11 +16,13 @@ final class TestServer: @unchecked Sendable {
     private(set) var service: TodayService?
     private(set) var expiry: SessionExpiry?
     let retentionMs: Millis?
+    let token: String?
     private(set) var base: URL
     let logLines = LockedLines()
 
-    init(retentionMs: Millis? = nil) throws {
+    init(retentionMs: Millis? = nil, token: String? = nil) throws {
         self.retentionMs = retentionMs
+        self.token = token
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("todaysim-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         databasePath = directory.appendingPathComponent("sessions.sqlite").path
@@ -39,7 +41,8 @@ final class TestServer: @unchecked Sendable {
         let store = try SessionStore(path: databasePath)
         let scheduler = WallClockScheduler(store: store, log: log)
         let expiry = SessionExpiry(store: store, retentionMs: retentionMs, log: { line in log.note(line) })
-        let service = TodayService(store: store, scheduler: scheduler, log: log, heartbeat: 0.3, expiry: expiry)
+        let service = TodayService(store: store, scheduler: scheduler, log: log, heartbeat: 0.3, expiry: expiry,
+                                   token: AccessToken(token))
         let server = try HTTPServer(host: "127.0.0.1", port: 0, threads: 2, log: log, respond: service.respond)
         scheduler.start()
         scheduler.poke()

@@ -185,8 +185,13 @@ function setBadge(sel, state) {
   const b = $(sel); const s = state == null ? "none" : String(state);
   b.textContent = s; b.dataset.state = s; b.className = "badge st-" + s;
 }
+// A server started with --token: the page was opened with ?access_token=…, and passes it on.
+const accessToken = new URLSearchParams(location.search).get("access_token");
+const withToken = url => accessToken ? url + (url.includes("?") ? "&" : "?") + "access_token=" + encodeURIComponent(accessToken) : url;
 async function api(method, url, body) {
-  const r = await fetch(url, {method, cache: "no-cache", headers: body ? {"Content-Type": "application/json"} : {},
+  const headers = body ? {"Content-Type": "application/json"} : {};
+  if (accessToken) headers["Authorization"] = "Bearer " + accessToken;
+  const r = await fetch(url, {method, cache: "no-cache", headers,
                               body: body ? JSON.stringify(body) : undefined});
   const text = await r.text(); let json = null;
   try { json = JSON.parse(text); } catch (_) {}
@@ -248,7 +253,7 @@ function openSession(id) {
 function setLive(s) { setBadge("#live", s); }
 function connect(id) {
   setLive("connecting");
-  const es = new EventSource(path(id) + "/events"); source = es;
+  const es = new EventSource(withToken(path(id) + "/events")); source = es;
   const on = ev => {
     if (id !== current) return;
     let entry; try { entry = JSON.parse(ev.data); } catch (_) { return; }
