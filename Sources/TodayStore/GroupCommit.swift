@@ -7,15 +7,22 @@ import TodayHost
 /// has committed: nothing is answered before it is durable. No caller's thread waits for the
 /// writer unless it asks to (`SessionStore.apply`).
 final class GroupCommit: @unchecked Sendable {
-    /// One input waiting for its transaction.
-    final class Pending {
+    /// One input waiting for its transaction. Filled in by its caller before `submit`, then
+    /// only by the writer thread, then read by the completion it calls.
+    final class Pending: @unchecked Sendable {
         /// One input, or a batch applied all or nothing.
         let steps: [SessionStore.Step]
         let sessionId: String
         /// `If-Match`: the version the session must still be at.
         let expectedVersion: Int?
         var result: Result<[SessionStore.Write], StoreError>?
-        let completion: @Sendable (Result<[SessionStore.Write], StoreError>) -> Void
+        var completion: @Sendable (Result<[SessionStore.Write], StoreError>) -> Void
+        /// `Idempotency-Key`: the answer is stored with the input, or replayed.
+        var idempotency: SessionStore.Idempotency?
+        /// The answer a repeat of the same key gets back (set instead of applying again).
+        var replayed: [UInt8]?
+        /// The answer stored for this key.
+        var rendered: [UInt8]?
 
         init(steps: [SessionStore.Step], sessionId: String, expectedVersion: Int?,
              completion: @escaping @Sendable (Result<[SessionStore.Write], StoreError>) -> Void) {

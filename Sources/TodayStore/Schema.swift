@@ -8,7 +8,7 @@ public enum Durability: String, Sendable, CaseIterable {
 
 /// The database layout, versioned with `PRAGMA user_version` and migrated at start.
 enum Schema {
-    static let currentVersion: Int64 = 3
+    static let currentVersion: Int64 = 4
 
     /// `migrations[n]` takes a database from version `n` to `n + 1`.
     static let migrations: [String] = [
@@ -62,6 +62,16 @@ enum Schema {
         ALTER TABLE sessions ADD COLUMN closed_at_ms INTEGER;
         CREATE INDEX sessions_idle ON sessions(last_active_ms + ttl_ms) WHERE closed = 0 AND ttl_ms IS NOT NULL;
         CREATE INDEX sessions_closed_at ON sessions(closed_at_ms) WHERE closed_at_ms IS NOT NULL;
+        """,
+        // v4: answers kept for `Idempotency-Key` retries, written with the input they answer.
+        """
+        CREATE TABLE idempotency (
+            key TEXT PRIMARY KEY,
+            fingerprint BLOB NOT NULL,
+            response BLOB NOT NULL,
+            created_ms INTEGER NOT NULL
+        );
+        CREATE INDEX idempotency_by_age ON idempotency(created_ms);
         """,
     ]
 

@@ -23,6 +23,7 @@ public final class SessionExpiry: @unchecked Sendable {
             work: {
                 do {
                     try store.closeIdleSessions()
+                    try store.forgetIdempotencyKeys(olderThan: 24 * 60 * 60 * 1000)
                     if let retentionMs { try store.purgeClosed(olderThan: retentionMs) }
                 } catch {
                     log("expiry: \(error)")

@@ -178,6 +178,46 @@ public final class SessionStore: @unchecked Sendable {
         return try outcome.result!.get()
     }
 
+    /// An `Idempotency-Key` with what identifies its request (method, path, body) and how to
+    /// render the `200` answer to store with the input.
+    public struct Idempotency: Sendable {
+        public let key: String
+        public let fingerprint: [UInt8]
+        public let render: @Sendable ([Write]) -> [UInt8]
+
+        public init(key: String, fingerprint: [UInt8], render: @escaping @Sendable ([Write]) -> [UInt8]) {
+            self.key = key
+            self.fingerprint = fingerprint
+            self.render = render
+        }
+    }
+
+    /// What a keyed request gets: the answer stored with its input when it was applied now, or
+    /// the stored answer of the first request with the same key (nothing applied again).
+    public enum KeyedAnswer: Sendable {
+        case applied([Write], answer: [UInt8])
+        case replayed(answer: [UInt8])
+    }
+
+    /// `applyAll` for a request that carries an `Idempotency-Key`.
+    public func applyAll(_ steps: [Step], to id: String, ifVersion expectedVersion: Int?, idempotency: Idempotency,
+                         completion: @escaping @Sendable (Result<KeyedAnswer, StoreError>) -> Void) {
+        let pending = GroupCommit.Pending(steps: steps, sessionId: id, expectedVersion: expectedVersion) { _ in }
+        pending.idempotency = idempotency
+        pending.completion = { [unowned pending] result in
+            if let replayed = pending.replayed { return completion(.success(.replayed(answer: replayed))) }
+            completion(result.map { .applied($0, answer: pending.rendered ?? []) })
+        }
+        groupCommit.submit(pending)
+    }
+
+    /// Forgets idempotency keys older than `windowMs`.
+    public func forgetIdempotencyKeys(olderThan windowMs: Millis) throws(StoreError) {
+        writeLock.lock()
+        defer { writeLock.unlock() }
+        do { try statements.purgeIdempotency.run([.integer(unixNow() - windowMs)]) } catch { throw .database(error) }
+    }
+
     /// The same, answered by calling `completion` on the writer thread after the commit.
     public func applyAll(_ steps: [Step], to id: String, ifVersion expectedVersion: Int? = nil,
                          completion: @escaping @Sendable (Result<[Write], StoreError>) -> Void) {
@@ -219,6 +259,18 @@ public final class SessionStore: @unchecked Sendable {
                         continue
                     }
                 }
+                if let idempotency = pending.idempotency,
+                   let row = try readingInTransaction({ () throws(SQLiteError) in
+                       try statements.selectIdempotency.rows([.text(idempotency.key)]) { ($0.blob(0), $0.blob(1)) }.first
+                   }) {
+                    if row.0 == idempotency.fingerprint {
+                        pending.replayed = row.1
+                        pending.result = .success([])
+                    } else {
+                        pending.result = .failure(.idempotencyConflict(idempotency.key))
+                    }
+                    continue
+                }
                 if let expected = pending.expectedVersion, expected != session.session.version {
                     pending.result = .failure(.versionMismatch(expected: expected, current: session.session.version))
                     continue
@@ -229,6 +281,7 @@ public final class SessionStore: @unchecked Sendable {
                     case let .success(write):
                         latest[pending.sessionId] = write.stored
                         pending.result = .success([write])
+                        try remember(pending, [write])
                     case let .failure(refusal):
                         pending.result = .failure(.input(refusal))
                     }
@@ -240,6 +293,7 @@ public final class SessionStore: @unchecked Sendable {
                     try run(statements.releaseSavepoint, [])
                     if let last = writes.last { latest[pending.sessionId] = last.stored }
                     pending.result = .success(writes)
+                    try remember(pending, writes)
                 case let .failure(error):
                     try run(statements.rollbackToSavepoint, [])
                     try run(statements.releaseSavepoint, [])
@@ -263,6 +317,18 @@ public final class SessionStore: @unchecked Sendable {
             if case let .success(writes)? = pending.result { for write in writes { count(write.applied.entries) } }
         }
         notifyChanged(Array(latest.keys))
+    }
+
+    /// Stores a keyed request's answer in the transaction that applies it.
+    private func remember(_ pending: GroupCommit.Pending, _ writes: [Write]) throws(StoreError) {
+        guard let idempotency = pending.idempotency else { return }
+        let answer = idempotency.render(writes)
+        pending.rendered = answer
+        try run(statements.insertIdempotency, [.text(idempotency.key), .blob(idempotency.fingerprint), .blob(answer), .integer(unixNow())])
+    }
+
+    private func readingInTransaction<T>(_ body: () throws(SQLiteError) -> T) throws(StoreError) -> T {
+        do { return try body() } catch { throw .database(error) }
     }
 
     /// A batch: each step sees the session as the previous one left it; the first refused step

@@ -12,6 +12,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     case corrupt(String)
     /// Step `index` of a batch could not be applied; the whole batch changed nothing.
     case badStep(index: Int, StepError)
+    /// An `Idempotency-Key` already answered a different request.
+    case idempotencyConflict(String)
     /// `If-Match` named a version the session has moved past.
     case versionMismatch(expected: Int, current: Int)
 
@@ -25,6 +27,7 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
         case let .database(error): return error.description
         case let .corrupt(detail): return "stored data cannot be read: \(detail)"
         case let .badStep(index, error): return "step \(index): \(error.detail)"
+        case let .idempotencyConflict(key): return "Idempotency-Key \(key) was used for a different request"
         case let .versionMismatch(expected, current):
             return "the session is at version \(current), not \(expected) as If-Match requires"
         }

@@ -23,6 +23,9 @@ final class StoreStatements {
     let nextIdleExpiry: Statement
     let expiredRetention: Statement
     let earliestClosedAt: Statement
+    let selectIdempotency: Statement
+    let insertIdempotency: Statement
+    let purgeIdempotency: Statement
     let insertViolation: Statement
     let sessionRecords: Statement
     let violationsPage: Statement
@@ -51,6 +54,9 @@ final class StoreStatements {
             "SELECT id FROM sessions WHERE closed = 0 AND ttl_ms IS NOT NULL AND last_active_ms + ttl_ms <= ? LIMIT 500")
         nextIdleExpiry = try database.prepare(
             "SELECT min(last_active_ms + ttl_ms) FROM sessions WHERE closed = 0 AND ttl_ms IS NOT NULL")
+        selectIdempotency = try database.prepare("SELECT fingerprint, response FROM idempotency WHERE key = ?")
+        insertIdempotency = try database.prepare("INSERT INTO idempotency (key, fingerprint, response, created_ms) VALUES (?, ?, ?, ?)")
+        purgeIdempotency = try database.prepare("DELETE FROM idempotency WHERE created_ms <= ?")
         earliestClosedAt = try database.prepare("SELECT min(closed_at_ms) FROM sessions WHERE closed_at_ms IS NOT NULL")
         expiredRetention = try database.prepare("SELECT ord, id FROM sessions WHERE closed_at_ms IS NOT NULL AND closed_at_ms <= ?")
         updateUid = try database.prepare("UPDATE sessions SET uid = ? WHERE ord = ?")

@@ -1,6 +1,7 @@
-/// SHA-1 (FIPS 180-4), only for name-based UUIDs (RFC 9562 version 5); not for security.
-enum SHA1 {
-    static func digest(_ message: [UInt8]) -> [UInt8] {
+/// SHA-1 (FIPS 180-4), for name-based UUIDs (RFC 9562 version 5) and request fingerprints;
+/// not for security.
+public enum SHA1 {
+    public static func digest(_ message: [UInt8]) -> [UInt8] {
         var h: (UInt32, UInt32, UInt32, UInt32, UInt32) = (0x6745_2301, 0xEFCD_AB89, 0x98BA_DCFE, 0x1032_5476, 0xC3D2_E1F0)
         var padded = message
         padded.append(0x80)

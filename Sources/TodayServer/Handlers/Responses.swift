@@ -45,6 +45,9 @@ extension APIError {
         case let .sessionNotFound(id): self = .sessionNotFound(id)
         case let .sessionExists(id): self = .sessionExists(id)
         case let .input(inputError): self = APIError(inputError)
+        case let .idempotencyConflict(key):
+            self = APIError(code: "idempotency_conflict", status: 422,
+                            detail: "Idempotency-Key \(key) was already used for a different request")
         case let .badStep(index, step):
             self = APIError(code: step.code, status: step.status, detail: "step \(index): \(step.detail)", field: step.field)
         case let .versionMismatch(expected, current):
@@ -91,6 +94,39 @@ enum Conditional {
             throw .invalidField("If-Match", "must be a session version (a positive integer)")
         }
         return version
+    }
+}
+
+/// `Idempotency-Key` on a POST: a retry with the same key and request gets the first answer
+/// back without applying again; the same key with another request is `422`.
+enum IdempotencyKeys {
+    /// How long a key is remembered.
+    static let windowMs: Millis = 24 * 60 * 60 * 1000
+
+    /// The request's key and fingerprint, or `nil` without the header.
+    static func key(_ request: HTTPRequest, render: @escaping @Sendable ([SessionStore.Write]) -> [UInt8])
+        throws(APIError) -> SessionStore.Idempotency?
+    {
+        guard let key = request.header("Idempotency-Key") else { return nil }
+        guard !key.isEmpty, key.utf8.count <= 255 else { throw .invalidField("Idempotency-Key", "must be 1 to 255 characters") }
+        let fingerprint = SHA1.digest(Array("\(request.method) \(request.path)\n".utf8) + request.body)
+        return SessionStore.Idempotency(key: key, fingerprint: fingerprint, render: render)
+    }
+
+    /// The answer to a keyed request.
+    static func respond(_ result: Result<SessionStore.KeyedAnswer, StoreError>, log: RequestLog) -> HTTPResponse {
+        switch result {
+        case let .success(.applied(_, answer)):
+            return .jsonBytes(answer)
+        case let .success(.replayed(answer)):
+            var response = HTTPResponse.jsonBytes(answer)
+            response.headers.append(("Idempotent-Replayed", "true"))
+            return response
+        case let .failure(error):
+            let problem = APIError(error)
+            if let detail = problem.logDetail { log.note("keyed input: \(detail)") }
+            return problem.response
+        }
     }
 }
 

@@ -152,6 +152,17 @@ struct InputHandlers: Sendable {
                 if stored.session.isClosed { throw .sessionClosed }
                 throw error
             }
+            let keyed = try IdempotencyKeys.key(request) { [store] writes in
+                Responses.input(writes[0], view: store.viewBytes(after: writes[0])).body
+            }
+            if let keyed {
+                return .later { [store, scheduler, log] finish in
+                    store.applyAll([.input(input)], to: id, ifVersion: expectedVersion, idempotency: keyed) { result in
+                        if case let .success(.applied(writes, _)) = result, writes.last?.stored.isWall == true { scheduler?.poke() }
+                        finish { IdempotencyKeys.respond(result, log: log) }
+                    }
+                }
+            }
             // The input joins the writer's next transaction; this thread does not wait for it.
             return .later { [store, scheduler, log] finish in
                 store.apply(input, to: id, ifVersion: expectedVersion) { result in

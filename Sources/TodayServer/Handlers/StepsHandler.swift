@@ -18,6 +18,14 @@ struct StepsHandler: Sendable {
         let id = path["id"]
         let expectedVersion = try Conditional.expectedVersion(request)
         let steps = try Self.decode(request.body)
+        if let keyed = try IdempotencyKeys.key(request, render: { [store] writes in Self.answer(writes, store: store).body }) {
+            return .later { [store, scheduler, log] finish in
+                store.applyAll(steps, to: id, ifVersion: expectedVersion, idempotency: keyed) { result in
+                    if case let .success(.applied(writes, _)) = result, writes.last?.stored.isWall == true { scheduler?.poke() }
+                    finish { IdempotencyKeys.respond(result, log: log) }
+                }
+            }
+        }
         return .later { [store, scheduler, log] finish in
             store.applyAll(steps, to: id, ifVersion: expectedVersion) { result in
                 finish {
