@@ -13,7 +13,7 @@ struct QueryParameters {
 
     /// A timeline cursor: the `seq` to start after.
     func afterSeq() throws(APIError) -> Int {
-        guard let text = request.query("after") else { return 0 }
+        guard let text = request.query("after"), !text.isEmpty else { return 0 }
         guard let value = Int(text), value >= 0 else { throw .invalidField("after", "must be a non-negative integer (a seq)") }
         return value
     }
@@ -29,7 +29,7 @@ struct QueryParameters {
 
     /// A session list cursor, as `next` gave it.
     func listCursor() throws(APIError) -> String? {
-        guard let text = request.query("after") else { return nil }
+        guard let text = request.query("after"), !text.isEmpty else { return nil }
         guard let value = Int(text), value >= 0 else { throw .invalidField("after", "must be a cursor returned as next") }
         return String(value)
     }

@@ -27,7 +27,8 @@ struct ScriptHandlers: Sendable {
             switch via {
             case "create":
                 guard case let .object(members) = input else { throw APIError.internalError }
-                create = .object([("id", .string(path["id"]))] + members.filter { $0.0 != "capabilities" || !$0.1.isNull })
+                // Absent rather than null, so the body is one the create endpoint's schema accepts as is.
+                create = .object([("id", .string(path["id"]))] + members.filter { !$0.1.isNull })
             case "teardown":
                 closed = true
             default:
