@@ -141,7 +141,7 @@ struct InputHandlers: Sendable {
     func feed(_ decode: @escaping @Sendable ([UInt8]) throws(APIError) -> Input) -> Router.Handler {
         { [self] (request: HTTPRequest, path: PathParameters) throws(APIError) -> HTTPResponse in
             let id = path["id"]
-            let expectedVersion = try Conditional.expectedVersion(request)
+            _ = try Conditional.expectedVersion(request)  // a malformed If-Match is refused before the body
             let input: Input
             do throws(APIError) {
                 input = try decode(request.body)
@@ -152,32 +152,8 @@ struct InputHandlers: Sendable {
                 if stored.session.isClosed { throw .sessionClosed }
                 throw error
             }
-            let keyed = try IdempotencyKeys.key(request) { [store] writes in
-                Responses.input(writes[0], view: store.viewBytes(after: writes[0])).body
-            }
-            if let keyed {
-                return .later { [store, scheduler, log] finish in
-                    store.applyAll([.input(input)], to: id, ifVersion: expectedVersion, idempotency: keyed) { result in
-                        if case let .success(.applied(writes, _)) = result, writes.last?.stored.isWall == true { scheduler?.poke() }
-                        finish { IdempotencyKeys.respond(result, log: log) }
-                    }
-                }
-            }
-            // The input joins the writer's next transaction; this thread does not wait for it.
-            return .later { [store, scheduler, log] finish in
-                store.apply(input, to: id, ifVersion: expectedVersion) { result in
-                    finish {
-                        switch result {
-                        case let .success(write):
-                            if write.stored.isWall { scheduler?.poke() }
-                            return Responses.input(write, view: store.viewBytes(after: write))
-                        case let .failure(error):
-                            let problem = APIError(error)
-                            if let detail = problem.logDetail { log.note("input to a session: \(detail)") }
-                            return problem.response
-                        }
-                    }
-                }
+            return try Submission(store: store, scheduler: scheduler, log: log).submit([.input(input)], to: id, for: request) {
+                [store] writes in Responses.input(writes[0], view: store.viewBytes(after: writes[0])).body
             }
         }
     }

@@ -15,31 +15,9 @@ struct StepsHandler: Sendable {
     ]
 
     func steps(_ request: HTTPRequest, _ path: PathParameters) throws(APIError) -> HTTPResponse {
-        let id = path["id"]
-        let expectedVersion = try Conditional.expectedVersion(request)
         let steps = try Self.decode(request.body)
-        if let keyed = try IdempotencyKeys.key(request, render: { [store] writes in Self.answer(writes, store: store).body }) {
-            return .later { [store, scheduler, log] finish in
-                store.applyAll(steps, to: id, ifVersion: expectedVersion, idempotency: keyed) { result in
-                    if case let .success(.applied(writes, _)) = result, writes.last?.stored.isWall == true { scheduler?.poke() }
-                    finish { IdempotencyKeys.respond(result, log: log) }
-                }
-            }
-        }
-        return .later { [store, scheduler, log] finish in
-            store.applyAll(steps, to: id, ifVersion: expectedVersion) { result in
-                finish {
-                    switch result {
-                    case let .success(writes):
-                        if writes.last?.stored.isWall == true { scheduler?.poke() }
-                        return Self.answer(writes, store: store)
-                    case let .failure(error):
-                        let problem = APIError(error)
-                        if let detail = problem.logDetail { log.note("steps: \(detail)") }
-                        return problem.response
-                    }
-                }
-            }
+        return try Submission(store: store, scheduler: scheduler, log: log).submit(steps, to: path["id"], for: request) {
+            [store] writes in Self.answer(writes, store: store).body
         }
     }
 
