@@ -23,6 +23,10 @@ import TodayHost
                       field: "timing.pullWatchdogMs")
         expectProblem(try await client.post("/v1/sessions", ["uid": "u", "timing": ["headerSettleMs": .double(1.5)]]), 400, "invalid_field",
                       field: "timing.headerSettleMs")
+        expectProblem(try await client.post("/v1/sessions", raw: #"{"uid":"u","ttlMs":9000000000000001}"#), 400, "invalid_field",
+                      field: "ttlMs")
+        expectProblem(try await client.post("/v1/sessions", raw: #"{"uid":"u","timing":{"pullWatchdogMs":9000000000000001}}"#),
+                      400, "invalid_field", field: "timing.pullWatchdogMs")
         try await client.create(["uid": "u", "id": "s1"])
         expectProblem(try await client.post("/v1/sessions", ["uid": "u", "id": "s1"]), 409, "session_exists")
         let list = try await client.get("/v1/sessions")
@@ -61,6 +65,8 @@ import TodayHost
             ("clock", #"{}"#, 400, "invalid_field", "advanceMs"),
             ("clock", #"{"toNextTimer":false}"#, 400, "invalid_field", "toNextTimer"),
             ("clock", #"{"advanceMs":"5"}"#, 400, "invalid_field", "advanceMs"),
+            ("clock", #"{"advanceMs":9000000000000001}"#, 400, "invalid_field", "advanceMs"),
+            ("clock", #"{"toMs":9223372036854775807}"#, 400, "invalid_field", "toMs"),
         ]
         for (endpoint, body, status, code, field) in cases {
             expectProblem(try await client.post("/v1/sessions/s1/\(endpoint)", raw: body), status, code, field: field)
@@ -93,7 +99,8 @@ import TodayHost
         try await client.create(["uid": "u1", "id": "s1"])
         for path in ["/v1/sessions?limit=0", "/v1/sessions?limit=1001", "/v1/sessions?limit=ten",
                      "/v1/sessions/s1/timeline?limit=0", "/v1/sessions/s1/timeline?after=-1",
-                     "/v1/sessions/s1/timeline?kind=gossip", "/v1/sessions?status=sleeping", "/v1/sessions?after=abc"] {
+                     "/v1/sessions/s1/timeline?kind=gossip", "/v1/sessions?status=sleeping", "/v1/sessions?after=abc",
+                     "/v1/sessions/s1/timeline?after=9000000000000001", "/v1/sessions?after=9223372036854775807"] {
             let reply = try await client.get(path)
             #expect(reply.status == 400, "\(path)")
             #expect(reply["code"] == "invalid_field", "\(path)")

@@ -43,9 +43,16 @@ struct BodyFields {
         return text
     }
 
+    /// The largest integer the contract accepts anywhere (OpenAPI `maximum`): ~285,000 years
+    /// of milliseconds, far from `Int64` overflow when added to a clock.
+    static let largestInteger: Int64 = 9_000_000_000_000_000
+
     func integer(_ key: String) throws(APIError) -> Int64? {
         guard let value = present(key) else { return nil }
         guard let number = value.int64Value else { throw .invalidField(name(key), "must be an integer, got \(value.serialized())") }
+        guard number <= Self.largestInteger else {
+            throw .invalidField(name(key), "must be at most \(Self.largestInteger), got \(number)")
+        }
         return number
     }
 

@@ -14,7 +14,9 @@ struct QueryParameters {
     /// A timeline cursor: the `seq` to start after.
     func afterSeq() throws(APIError) -> Int {
         guard let text = request.query("after"), !text.isEmpty else { return 0 }
-        guard let value = Int(text), value >= 0 else { throw .invalidField("after", "must be a non-negative integer (a seq)") }
+        guard let value = Int(text), value >= 0, value <= BodyFields.largestInteger else {
+            throw .invalidField("after", "must be an integer from 0 to \(BodyFields.largestInteger) (a seq)")
+        }
         return value
     }
 
@@ -30,7 +32,9 @@ struct QueryParameters {
     /// A session list cursor, as `next` gave it.
     func listCursor() throws(APIError) -> String? {
         guard let text = request.query("after"), !text.isEmpty else { return nil }
-        guard let value = Int(text), value >= 0 else { throw .invalidField("after", "must be a cursor returned as next") }
+        guard let value = Int(text), value >= 0, value <= BodyFields.largestInteger else {
+            throw .invalidField("after", "must be a cursor returned as next")
+        }
         return String(value)
     }
 
