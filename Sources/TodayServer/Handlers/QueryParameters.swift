@@ -13,11 +13,7 @@ struct QueryParameters {
 
     /// A timeline cursor: the `seq` to start after.
     func afterSeq() throws(APIError) -> Int {
-        guard let text = request.query("after"), !text.isEmpty else { return 0 }
-        guard let value = Int(text), value >= 0, value <= BodyFields.largestInteger else {
-            throw .invalidField("after", "must be an integer from 0 to \(BodyFields.largestInteger) (a seq)")
-        }
-        return value
+        try afterCursor("must be an integer from 0 to \(BodyFields.largestInteger) (a seq)") ?? 0
     }
 
     /// `waitMs`: how long a timeline request may wait for a new entry (0–30000, default 0).
@@ -31,11 +27,16 @@ struct QueryParameters {
 
     /// A session list cursor, as `next` gave it.
     func listCursor() throws(APIError) -> String? {
+        try afterCursor("must be a cursor returned as next").map(String.init)
+    }
+
+    /// `after` as 0…`BodyFields.largestInteger`; absent or empty is `nil` (from the start).
+    private func afterCursor(_ problem: String) throws(APIError) -> Int? {
         guard let text = request.query("after"), !text.isEmpty else { return nil }
-        guard let value = Int(text), value >= 0, value <= BodyFields.largestInteger else {
-            throw .invalidField("after", "must be a cursor returned as next")
+        guard let value = Int(text), (0...Int(BodyFields.largestInteger)).contains(value) else {
+            throw .invalidField("after", problem)
         }
-        return String(value)
+        return value
     }
 
     func string(_ name: String) throws(APIError) -> String? {
