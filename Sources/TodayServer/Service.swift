@@ -86,6 +86,9 @@ public final class TodayService: Sendable {
         case let .methodNotAllowed(allowed):
             return (APIError.methodNotAllowed(request.method, allowed: allowed).response, "-")
         case let .found(route, parameters):
+            if !request.body.isEmpty, let refusal = BodyMediaType.refusal(contentType: request.header("Content-Type")) {
+                return (refusal.response, route.template)
+            }
             do {
                 return (try route.handler(request, parameters), route.template)
             } catch {

@@ -102,6 +102,15 @@ enum CommandLineInterface {
         host == "localhost" || host == "::1" || host.hasPrefix("127.")
     }
 
+    /// The server takes up to 4096 connections at once, each an open file: the soft limit
+    /// (often 1024) is raised to the hard one, as far as it goes.
+    static func raiseOpenFileLimit() {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
+        limit.rlim_cur = min(limit.rlim_max, 65_536)
+        _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+    }
+
     static func serve(_ options: ServeOptions) -> Int32 {
         let token = AccessToken(options.token)
         if !isLoopback(options.host), token == nil, !options.noAuth {
@@ -117,6 +126,7 @@ enum CommandLineInterface {
             signal(signalNumber, SIG_IGN)
             signalSources.append(source)
         }
+        raiseOpenFileLimit()
         let log = RequestLog(enabled: !options.quiet)
         if options.database != ":memory:" {
             let folder = URL(fileURLWithPath: options.database).deletingLastPathComponent()

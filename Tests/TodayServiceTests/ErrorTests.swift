@@ -124,4 +124,38 @@ import TodayHost
         let after = try await client.get("/v1/sessions/s1")
         #expect(after["version"] == 1)
     }
+
+    /// Issue 7 (abuse): a body under a non-JSON `Content-Type` is `415` and changes nothing;
+    /// the types ordinary JSON clients send (`curl -d`, a browser's `text/plain`) are read.
+    @Test func wrongContentTypesAre415() async throws {
+        let server = try TestServer()
+        let client = Client(server: server)
+        try await client.create(["uid": "u1", "id": "s1"])
+        let pull = Array(#"{"type":"pull"}"#.utf8)
+        for type in ["application/xml", "multipart/form-data; boundary=x", "text/html", "application/octet-stream",
+                     "application/json; charset=iso-8859-1"] {
+            let reply = try await client.send("POST", "/v1/sessions/s1/gestures", body: pull, headers: ["Content-Type": type])
+            expectProblem(reply, 415, "unsupported_media_type")
+        }
+        #expect(try await client.get("/v1/sessions/s1")["version"] == 1, "no refused body was applied")
+        var version = 1
+        for type in ["application/json", "application/json; charset=UTF-8", "application/x-www-form-urlencoded",
+                     "text/plain;charset=utf-8", "application/vnd.todaysim+json"] {
+            let reply = try await client.send("POST", "/v1/sessions/s1/clock", body: Array(#"{"advanceMs":1}"#.utf8),
+                                              headers: ["Content-Type": type])
+            version += 1
+            #expect(reply.status == 200, "\(type)")
+            #expect(reply["session"]?["version"] == .int(version), "\(type)")
+        }
+    }
+
+    @Test func lastEventIdHasTheCursorCeiling() async throws {
+        let server = try TestServer()
+        let client = Client(server: server)
+        try await client.create(["uid": "u1", "id": "s1"])
+        for value in ["9000000000000001", "-1", "x"] {
+            let reply = try await client.send("GET", "/v1/sessions/s1/events", headers: ["Last-Event-ID": value])
+            expectProblem(reply, 400, "invalid_field", field: "Last-Event-ID")
+        }
+    }
 }

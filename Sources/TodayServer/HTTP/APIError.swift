@@ -54,6 +54,10 @@ public struct APIError: Error, Equatable {
     public static let payloadTooLarge = APIError(code: "payload_too_large", status: 413,
                                                  detail: "request bodies are at most 1 MiB")
 
+    public static func unsupportedMediaType(_ detail: String) -> APIError {
+        APIError(code: "unsupported_media_type", status: 415, detail: detail)
+    }
+
     public static let internalError = APIError(code: "internal", status: 500,
                                                detail: "an unexpected error; details are in the server log")
 
@@ -63,7 +67,8 @@ public struct APIError: Error, Equatable {
         "method_not_allowed": "Method not allowed", "session_exists": "Session exists",
         "session_closed": "Session closed", "precondition_failed": "Precondition failed",
         "idempotency_conflict": "Idempotency conflict", "clock_not_virtual": "Clock not virtual",
-        "payload_too_large": "Payload too large", "internal": "Internal error",
+        "payload_too_large": "Payload too large",
+        "unsupported_media_type": "Unsupported media type", "internal": "Internal error",
     ]
 
     /// `application/problem+json`.

@@ -13,8 +13,8 @@ struct EventHandlers: Sendable {
         let id = path["id"]
         do throws(StoreError) { _ = try store.session(id) } catch { throw APIError(error) }
         var after = try QueryParameters(request: request).afterSeq()
-        if let last = request.header("Last-Event-ID") {
-            guard let seq = Int(last), seq >= 0 else { throw .invalidField("Last-Event-ID", "must be a seq this stream sent") }
+        if let seq = try QueryParameters.cursor(request.header("Last-Event-ID"), field: "Last-Event-ID",
+                                                problem: "must be a seq this stream sent") {
             after = seq
         }
         var response = HTTPResponse(status: 200, headers: Self.headers)

@@ -32,9 +32,15 @@ struct QueryParameters {
 
     /// `after` as 0…`BodyFields.largestInteger`; absent or empty is `nil` (from the start).
     private func afterCursor(_ problem: String) throws(APIError) -> Int? {
-        guard let text = request.query("after"), !text.isEmpty else { return nil }
+        try Self.cursor(request.query("after"), field: "after", problem: problem)
+    }
+
+    /// A cursor (a query parameter or `Last-Event-ID`) as 0…`BodyFields.largestInteger`;
+    /// absent or empty is `nil`.
+    static func cursor(_ text: String?, field: String, problem: String) throws(APIError) -> Int? {
+        guard let text, !text.isEmpty else { return nil }
         guard let value = Int(text), (0...Int(BodyFields.largestInteger)).contains(value) else {
-            throw .invalidField("after", problem)
+            throw .invalidField(field, problem)
         }
         return value
     }

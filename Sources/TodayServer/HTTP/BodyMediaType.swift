@@ -1,0 +1,28 @@
+import Foundation
+
+/// Which `Content-Type`s a request body may carry (issue 7, abuse: wrong content types get a
+/// clear `415`). Bodies are always read as JSON; the types accepted besides JSON are the ones
+/// ordinary clients send for JSON without being asked: `curl -d` sends
+/// `application/x-www-form-urlencoded` (the README's examples rely on it) and a browser's
+/// preflight-free `fetch`/`sendBeacon` sends `text/plain`. No `Content-Type` at all is fine too.
+enum BodyMediaType {
+    static let accepted: Set<String> = ["application/json", "text/plain", "application/x-www-form-urlencoded"]
+    static let charsets: Set<String> = ["utf-8", "utf8", "us-ascii"]
+
+    /// `nil` when a body of this type is read, else the `415` to answer.
+    static func refusal(contentType: String?) -> APIError? {
+        guard let contentType else { return nil }
+        let parts = contentType.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        let mediaType = parts.first ?? ""
+        guard accepted.contains(mediaType) || mediaType.hasSuffix("+json") else {
+            return .unsupportedMediaType("request bodies are JSON (application/json); got Content-Type \(mediaType.isEmpty ? "(empty)" : mediaType)")
+        }
+        for parameter in parts.dropFirst() where parameter.hasPrefix("charset=") {
+            let charset = parameter.dropFirst("charset=".count).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+            guard charsets.contains(charset) else {
+                return .unsupportedMediaType("request bodies are UTF-8; got charset \(charset)")
+            }
+        }
+        return nil
+    }
+}
