@@ -7,18 +7,21 @@ import TodayStore
 public final class TodayService: Sendable {
     public let router: Router
     private let log: RequestLog
-    private let token: AccessToken?
+    private let access: Access?
+    private let store: SessionStore
     /// Parked `waitMs` timeline requests.
     public let waiters = TimelineWaiters()
     /// Open Server-Sent Events streams.
     public let streams: EventStreams
 
     /// `heartbeat`: seconds between the comment lines every event stream gets.
-    /// `token`: require it on every endpoint but `/healthz`, `/bridge.js` and CORS preflights.
+    /// `access`: the tokens required on every endpoint but `/healthz`, `/bridge.js` and CORS
+    /// preflights, and the label each may see.
     public init(store: SessionStore, scheduler: WallClockScheduler?, log: RequestLog, heartbeat: TimeInterval = 15,
-                expiry: SessionExpiry? = nil, token: AccessToken? = nil) {
+                expiry: SessionExpiry? = nil, access: Access? = nil) {
         self.log = log
-        self.token = token
+        self.access = access
+        self.store = store
         let streams = EventStreams(store: store, heartbeat: heartbeat)
         self.streams = streams
         store.observeChanges { [waiters] ids in
@@ -77,9 +80,23 @@ public final class TodayService: Sendable {
         streams.stop()
     }
 
+    /// A session outside the request's label is `404`, exactly as if it did not exist.
+    private func confine(_ scope: Access.Scope, sessionId: String?) throws(APIError) {
+        guard case let .label(label) = scope, let sessionId else { return }
+        let stored: StoredSession
+        do throws(StoreError) { stored = try store.session(sessionId) } catch { throw APIError(error) }
+        guard stored.session.config.label == label else { throw .sessionNotFound(sessionId) }
+    }
+
     /// Routes one request; every failure becomes a problem document.
     public func respond(_ request: HTTPRequest) -> (HTTPResponse, routeName: String) {
-        if let token, let refusal = token.refusal(for: request) { return (refusal, "-") }
+        var request = request
+        if let access {
+            switch access.scope(for: request) {
+            case let .failure(refusal): return (refusal.response, "-")
+            case let .success(scope): request.scope = scope
+            }
+        }
         switch router.match(method: request.method, path: request.path) {
         case .notFound:
             return (APIError.notFound(request.path).response, "-")
@@ -90,6 +107,7 @@ public final class TodayService: Sendable {
                 return (refusal.response, route.template)
             }
             do {
+                try confine(request.scope, sessionId: parameters.values["id"])
                 return (try route.handler(request, parameters), route.template)
             } catch {
                 if error.code == "internal" {

@@ -526,11 +526,13 @@ public final class SessionStore: @unchecked Sendable {
     }
 
     /// Violations across sessions, newest last, filtered by the sessions' `uid` and by `code`.
-    public func violations(uid: String?, code: String?, limit: Int, after cursor: String?) throws(StoreError) -> ViolationPage {
+    public func violations(uid: String?, label: String? = nil, code: String?, limit: Int,
+                           after cursor: String?) throws(StoreError) -> ViolationPage {
         let after = cursor.flatMap { Int64($0) } ?? 0
         let rows = try readingRows { statements throws(SQLiteError) in
             try statements.violationsPage.rows([
-                .integer(after), .text(uid), .text(uid), .text(code), .text(code), .integer(limit + 1),
+                .integer(after), .text(uid), .text(uid), .text(label), .text(label), .text(code), .text(code),
+                .integer(limit + 1),
             ]) { ($0.int64(0), $0.text(1) ?? "", $0.blob(2)) }
         }
         let page = rows.prefix(limit)

@@ -75,7 +75,7 @@ final class StoreStatements {
             SELECT v.ord, s.id, t.entry FROM violations v
             JOIN sessions s ON s.ord = v.session
             JOIN timeline t ON t.session = v.session AND t.seq = v.seq
-            WHERE v.ord > ? AND (? IS NULL OR s.uid = ?) AND (? IS NULL OR v.code = ?)
+            WHERE v.ord > ? AND (? IS NULL OR s.uid = ?) AND (? IS NULL OR s.label = ?) AND (? IS NULL OR v.code = ?)
             ORDER BY v.ord LIMIT ?
             """)
         begin = try database.prepare("BEGIN IMMEDIATE")

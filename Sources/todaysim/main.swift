@@ -8,7 +8,9 @@ enum CommandLineInterface {
     static let usage = """
         usage: todaysim serve [--host 127.0.0.1] [--port 8080] [--db PATH] [--synchronous normal|full]
                               [--retention-seconds S] [--heartbeat-seconds S] [--threads N] [--quiet]
-                              [--token T | --no-auth]   (a token is required to serve beyond loopback)
+                              [--token T] [--token-file PATH] | [--no-auth]
+                              (a token is required to serve beyond loopback; a token file holds
+                              `TOKEN LABEL` lines: each token sees only its label's sessions)
                todaysim timeline ID [--follow] [--after SEQ] [--server URL]
                todaysim report ID [--junit] [--server URL]
                todaysim --help | --version
@@ -27,6 +29,7 @@ enum CommandLineInterface {
         var heartbeat: Double = 15
         var retentionSeconds: Double?
         var token = ProcessInfo.processInfo.environment["TODAYSIM_TOKEN"]
+        var tokenFile = ProcessInfo.processInfo.environment["TODAYSIM_TOKEN_FILE"]
         var noAuth = false
     }
 
@@ -68,7 +71,7 @@ enum CommandLineInterface {
                 print(usage)
                 exit(0)
             }
-            guard ["--host", "--port", "--db", "--threads", "--synchronous", "--heartbeat-seconds", "--retention-seconds", "--token"].contains(flag) else { fail("unknown flag \(flag)", usage: true) }
+            guard ["--host", "--port", "--db", "--threads", "--synchronous", "--heartbeat-seconds", "--retention-seconds", "--token", "--token-file"].contains(flag) else { fail("unknown flag \(flag)", usage: true) }
             guard let value = rest.popFirst() else { fail("\(flag) needs a value", usage: true) }
             switch flag {
             case "--host": options.host = value
@@ -82,6 +85,7 @@ enum CommandLineInterface {
                 }
                 options.durability = durability
             case "--token": options.token = value
+            case "--token-file": options.tokenFile = value
             case "--retention-seconds":
                 guard let seconds = Double(value), seconds >= 0 else { fail("--retention-seconds must be a number >= 0", usage: false) }
                 options.retentionSeconds = seconds
@@ -112,8 +116,15 @@ enum CommandLineInterface {
     }
 
     static func serve(_ options: ServeOptions) -> Int32 {
-        let token = AccessToken(options.token)
-        if !isLoopback(options.host), token == nil, !options.noAuth {
+        var labelled: [(token: String, label: String)] = []
+        if let path = options.tokenFile {
+            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { fail("cannot read the token file \(path)", usage: false) }
+            do throws(TokenFile.Problem) { labelled = try TokenFile.parse(text) } catch {
+                fail("the token file \(path): \(error)", usage: false)
+            }
+        }
+        let access = Access(token: options.token, labelled: labelled)
+        if !isLoopback(options.host), access == nil, !options.noAuth {
             fail("refusing to serve \(options.host) without a token: pass --token (or TODAYSIM_TOKEN), or --no-auth on a private network", usage: false)
         }
         // Signals are watched before anything starts, so none is lost once "listening" shows.
@@ -146,7 +157,7 @@ enum CommandLineInterface {
         let expiry = SessionExpiry(store: store, retentionMs: options.retentionSeconds.map { Millis($0 * 1000) },
                                    log: { line in log.note(line) })
         let service = TodayService(store: store, scheduler: scheduler, log: log, heartbeat: options.heartbeat, expiry: expiry,
-                                   token: token)
+                                   access: access)
         let server: HTTPServer
         do {
             server = try HTTPServer(host: options.host, port: options.port, threads: options.threads, log: log,

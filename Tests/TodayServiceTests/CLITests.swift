@@ -159,5 +159,32 @@ import TodayStore
                            until: "listening on", thenSignal: SIGTERM)
         #expect(open.status == 0)
     }
+
+    /// `--token-file`: `TOKEN LABEL` lines; a bad file is a one-line error and exit 2, and a
+    /// token file counts as a token for serving beyond loopback.
+    @Test func tokenFilesAreReadOrRefusedClearly() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("todaysim-tokens-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        func file(_ name: String, _ text: String) throws -> String {
+            let path = folder.appendingPathComponent(name).path
+            try text.write(toFile: path, atomically: true, encoding: .utf8)
+            return path
+        }
+        let good = try file("good", "# team tokens\n\ntoken-a team-a\ntoken-admin *\n")
+        let served = try run(["serve", "--host", "0.0.0.0", "--port", "0", "--db", ":memory:", "--token-file", good],
+                             until: "listening on", thenSignal: SIGTERM)
+        #expect(served.status == 0)
+        for (name, text, message) in [("three", "token-a team-a extra\n", "line 1: expected `TOKEN LABEL`"),
+                                      ("twice", "t a\nt b\n", "line 2: a token listed twice"),
+                                      ("empty", "# nothing\n", "no tokens in the file")] {
+            let refused = try run(["serve", "--port", "0", "--db", ":memory:", "--token-file", try file(name, text)])
+            #expect(refused.status == 2, "\(name)")
+            #expect(refused.stderr.contains(message), "\(name): \(refused.stderr)")
+        }
+        let missing = try run(["serve", "--port", "0", "--db", ":memory:", "--token-file", folder.path + "/absent"])
+        #expect(missing.status == 2)
+        #expect(missing.stderr.hasPrefix("todaysim: cannot read the token file"))
+    }
 }
 

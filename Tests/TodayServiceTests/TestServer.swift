@@ -17,12 +17,15 @@ final class TestServer: @unchecked Sendable {
     private(set) var expiry: SessionExpiry?
     let retentionMs: Millis?
     let token: String?
+    /// `--token-file` pairs: tokens that see one label only.
+    let labelTokens: [(token: String, label: String)]
     private(set) var base: URL
     let logLines = LockedLines()
 
-    init(retentionMs: Millis? = nil, token: String? = nil) throws {
+    init(retentionMs: Millis? = nil, token: String? = nil, labelTokens: [(token: String, label: String)] = []) throws {
         self.retentionMs = retentionMs
         self.token = token
+        self.labelTokens = labelTokens
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("todaysim-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         databasePath = directory.appendingPathComponent("sessions.sqlite").path
@@ -42,7 +45,7 @@ final class TestServer: @unchecked Sendable {
         let scheduler = WallClockScheduler(store: store, log: log)
         let expiry = SessionExpiry(store: store, retentionMs: retentionMs, log: { line in log.note(line) })
         let service = TodayService(store: store, scheduler: scheduler, log: log, heartbeat: 0.3, expiry: expiry,
-                                   token: AccessToken(token))
+                                   access: Access(token: token, labelled: labelTokens))
         let server = try HTTPServer(host: "127.0.0.1", port: 0, threads: 2, log: log, respond: service.respond)
         scheduler.start()
         scheduler.poke()

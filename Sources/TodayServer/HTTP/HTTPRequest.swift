@@ -5,6 +5,8 @@ public struct HTTPRequest {
     /// The path without the query string.
     public var path: String
     public var body: [UInt8]
+    /// What the request's token may see (`--token-file`); set by the service before routing.
+    public var scope: Access.Scope = .everything
     let headerLookup: (String) -> String?
     let queryLookup: (String) -> String?
 

@@ -29,12 +29,12 @@ struct EventHandlers: Sendable {
         var cursor: String?
         repeat {
             let page: SessionStore.SessionPage
-            do throws(StoreError) { page = try store.list(uid: uid, label: nil, closed: nil, limit: 1000, after: cursor) } catch { throw APIError(error) }
+            do throws(StoreError) { page = try store.list(uid: uid, label: request.scope.label, closed: nil, limit: 1000, after: cursor) } catch { throw APIError(error) }
             current += page.sessions.map { ($0.id, $0.session.lastSeq) }
             cursor = page.next
         } while cursor != nil
         var response = HTTPResponse(status: 200, headers: Self.headers)
-        response.stream = streams.follow(uid: uid, currentSessions: current)
+        response.stream = streams.follow(uid: uid, label: request.scope.label, currentSessions: current)
         return response
     }
 }

@@ -28,7 +28,7 @@ struct ReportHandlers: Sendable {
         let after = try query.listCursor()
         let page: SessionStore.ViolationPage
         do throws(StoreError) {
-            page = try store.violations(uid: uid, code: code, limit: limit, after: after)
+            page = try store.violations(uid: uid, label: request.scope.label, code: code, limit: limit, after: after)
         } catch {
             throw APIError(error)
         }

@@ -10,7 +10,14 @@ struct SessionHandlers: Sendable {
     let expiry: SessionExpiry?
 
     func create(_ request: HTTPRequest, _: PathParameters) throws(APIError) -> HTTPResponse {
-        let (id, config, ttlMs) = try InputDecoding.creation(request.body)
+        var (id, config, ttlMs) = try InputDecoding.creation(request.body)
+        if let label = request.scope.label {
+            // A label-bound token creates sessions of its own label only.
+            guard config.label == nil || config.label == label else {
+                throw .invalidField("label", "this token creates sessions labelled \(label) only")
+            }
+            config.label = label
+        }
         let write: SessionStore.Write
         do throws(StoreError) {
             write = try store.create(id: id, config: config, ttlMs: ttlMs)
@@ -31,9 +38,12 @@ struct SessionHandlers: Sendable {
         let label = try query.string("label")
         let limit = try query.limit()
         let after = try query.listCursor()
+        if let label, !request.scope.sees(label: label) {
+            return .json(["sessions": .array([]), "next": .null])
+        }
         let page: SessionStore.SessionPage
         do {
-            page = try store.list(uid: uid, label: label, closed: status.map { $0 == "closed" }, limit: limit,
+            page = try store.list(uid: uid, label: label ?? request.scope.label, closed: status.map { $0 == "closed" }, limit: limit,
                                   after: after)
         } catch {
             throw APIError(error)
@@ -55,6 +65,7 @@ struct SessionHandlers: Sendable {
         guard let label = try QueryParameters(request: request).string("label") else {
             throw .invalidField("label", "is required: DELETE /v1/sessions purges the sessions of one label")
         }
+        guard request.scope.sees(label: label) else { return .json(["deleted": 0]) }
         do throws(StoreError) {
             return .json(["deleted": .int(try store.purge(label: label))])
         } catch {
@@ -62,10 +73,11 @@ struct SessionHandlers: Sendable {
         }
     }
 
-    /// `POST /v1/reset`: purges every session (for local use).
-    func reset(_: HTTPRequest, _: PathParameters) throws(APIError) -> HTTPResponse {
+    /// `POST /v1/reset`: purges every session (for local use); a label-bound token's reset
+    /// purges its own label's sessions.
+    func reset(_ request: HTTPRequest, _: PathParameters) throws(APIError) -> HTTPResponse {
         do throws(StoreError) {
-            return .json(["deleted": .int(try store.purge(label: nil))])
+            return .json(["deleted": .int(try store.purge(label: request.scope.label))])
         } catch {
             throw APIError(error)
         }

@@ -10,8 +10,9 @@ public final class EventStreams: @unchecked Sendable {
     private enum Follow {
         /// One session, after `seq`.
         case session(id: String, after: Int)
-        /// Every session of one account, each after its own `seq`.
-        case account(uid: String, after: [String: Int])
+        /// Every session of one account (of one label, for a label-bound token), each after
+        /// its own `seq`.
+        case account(uid: String, label: String?, after: [String: Int])
     }
 
     private struct Subscriber {
@@ -50,9 +51,9 @@ public final class EventStreams: @unchecked Sendable {
         subscribe(.session(id: id, after: seq))
     }
 
-    /// A stream of every session of `uid`, from now on.
-    func follow(uid: String, currentSessions: [(id: String, lastSeq: Int)]) -> EventStream {
-        subscribe(.account(uid: uid, after: Dictionary(currentSessions.map { ($0.id, $0.lastSeq) }, uniquingKeysWith: { $1 })))
+    /// A stream of every session of `uid` (with `label`, when given), from now on.
+    func follow(uid: String, label: String?, currentSessions: [(id: String, lastSeq: Int)]) -> EventStream {
+        subscribe(.account(uid: uid, label: label, after: Dictionary(currentSessions.map { ($0.id, $0.lastSeq) }, uniquingKeysWith: { $1 })))
     }
 
     private func subscribe(_ follow: Follow) -> EventStream {
@@ -118,13 +119,15 @@ public final class EventStreams: @unchecked Sendable {
             case let .session(id, after):
                 guard freshNow.contains(key) || changedNow.contains(id) else { break }
                 follow = .session(id: id, after: send(sessionId: id, after: after, to: subscriber.stream, qualified: false))
-            case let .account(uid, after):
+            case let .account(uid, label, after):
                 var cursors = after
                 for id in changedNow {
-                    guard let stored = try? store.session(id), stored.session.uid == uid || cursors[id] != nil else { continue }
+                    guard let stored = try? store.session(id), stored.session.uid == uid || cursors[id] != nil,
+                          label == nil || stored.session.config.label == label
+                    else { continue }
                     cursors[id] = send(sessionId: id, after: cursors[id] ?? 0, to: subscriber.stream, qualified: true)
                 }
-                follow = .account(uid: uid, after: cursors)
+                follow = .account(uid: uid, label: label, after: cursors)
             }
             if beat { subscriber.stream.push(Array(": heartbeat\n\n".utf8)) }
             lock.lock()

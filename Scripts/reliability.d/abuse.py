@@ -1,0 +1,877 @@
+"""Abuse (issue 7, item 5): bodies over the limit, deeply nested or huge JSON, invalid UTF-8,
+wrong content types, malformed requests, hundreds of slow connections that never finish a
+request, thousands of sessions created fast. Each must get a clear answer or be cut off,
+ordinary clients must keep being served, memory must stay bounded and nothing in the store
+may change (reference sessions, their timelines and the session list are compared byte for
+byte after every phase).
+
+    python3 abuse.py TODAYSIM_BINARY [SLOW=500] [CREATIONS=3000]
+
+Bounds (see the FAIL messages): an announced oversized body is answered 413 within 2 s; every
+other bad body within 10 s; ordinary requests during the slow phase all 200 with p99 under
+500 ms; idle partial connections closed by the server within 40 s (its timeout is 30 s);
+peak RSS (VmHWM) under 300 MiB and RSS growth over two more rounds of the bad bodies under
+40 MiB. Surprising behaviour that the brief does not call a failure is printed as FINDING.
+"""
+import http.client
+import json
+import os
+import resource
+import select
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.parse
+from concurrent.futures import ThreadPoolExecutor
+
+BINARY = sys.argv[1]
+SLOW = int(sys.argv[2]) if len(sys.argv) > 2 else 500
+CREATIONS = int(sys.argv[3]) if len(sys.argv) > 3 else 3000
+TRICKLERS = max(10, SLOW // 5)
+TRICKLE_SECONDS = 3.0
+IDLE_TIMEOUT = 30.0          # the server's libmicrohttpd connection timeout
+CUT_DEADLINE = IDLE_TIMEOUT + 10
+ORDINARY_GETS, ORDINARY_INPUTS = 200, 50
+P99_BOUND_MS = 500
+PEAK_RSS_BOUND_MIB = 300
+ROUND_GROWTH_BOUND_MIB = 40
+ANSWER_SECONDS = 10          # every bad body must be answered within this
+LIMIT = 1 << 20
+CHUNK_CAP = 8 * LIMIT        # an unending chunked upload is given up after this many bytes
+CREATION_THREADS = 8
+HOST = "127.0.0.1"
+
+WORK = tempfile.mkdtemp(prefix="todaysim-abuse-")
+DB = os.path.join(WORK, "db.sqlite")
+STARTED = time.monotonic()
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind((HOST, 0))
+        return s.getsockname()[1]
+
+
+PORT = free_port()
+state = {"process": None, "phase": "setup", "checks": 0}
+failures, findings = [], []
+rss_figures = []             # (phase, KiB)
+tally = {"bad": 0, "statuses": {}, "slowest_bad": 0.0}
+
+
+def check(ok, message):
+    state["checks"] += 1
+    if not ok:
+        failures.append(f"[{state['phase']}] {message}")
+        print(f"FAIL [{state['phase']}] {message}", flush=True)
+    return ok
+
+
+def finding(message):
+    if message not in findings:
+        findings.append(message)
+        print(f"FINDING [{state['phase']}] {message}", flush=True)
+
+
+def short(data, n=160):
+    return repr(data[:n]) + ("…" if len(data) > n else "")
+
+
+def readable(sock, seconds):
+    poller = select.poll()
+    poller.register(sock, select.POLLIN | select.POLLERR | select.POLLHUP)
+    return bool(poller.poll(int(seconds * 1000)))
+
+
+# MARK: the server
+
+def start():
+    log = open(os.path.join(WORK, "server.log"), "wb")
+    state["process"] = subprocess.Popen(
+        [BINARY, "serve", "--port", str(PORT), "--db", DB, "--quiet"], stdout=log, stderr=log)
+    deadline = time.time() + 15
+    while time.time() < deadline:
+        if state["process"].poll() is not None:
+            break
+        try:
+            if call("GET", "/healthz", timeout=2)[0] == 200:
+                return
+        except (OSError, http.client.HTTPException):
+            time.sleep(0.05)
+    raise SystemExit(f"abuse: the server did not start (see {WORK}/server.log)")
+
+
+def server_log_tail():
+    try:
+        with open(os.path.join(WORK, "server.log"), "rb") as f:
+            return f.read()[-600:].decode(errors="replace")
+    except OSError:
+        return ""
+
+
+def rss_kib(field="VmRSS"):
+    with open(f"/proc/{state['process'].pid}/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    return 0
+
+
+def alive_or_abort():
+    """The process must still run and /healthz answer 200; without a server nothing else can be checked."""
+    code = state["process"].poll()
+    if code is not None:
+        check(False, f"the server died (exit {code}); log tail: {server_log_tail()!r}")
+        raise SystemExit(report())
+    try:
+        status = call("GET", "/healthz", timeout=5)[0]
+    except (OSError, http.client.HTTPException) as error:
+        status = repr(error)
+    check(status == 200, f"/healthz answered {status}")
+
+
+# MARK: HTTP
+
+def call(method, path, body=None, content_type="application/json", headers=None, timeout=ANSWER_SECONDS):
+    """One request on a fresh connection: (status, headers, body bytes, seconds)."""
+    all_headers = dict(headers or {})
+    if body is not None and not isinstance(body, (bytes, bytearray)):
+        body = json.dumps(body).encode()
+    if body is not None and content_type is not None:
+        all_headers["Content-Type"] = content_type
+    connection = http.client.HTTPConnection(HOST, PORT, timeout=timeout)
+    began = time.monotonic()
+    try:
+        connection.request(method, path, body=body, headers=all_headers)
+        response = connection.getresponse()
+        data = response.read()
+        return response.status, response, data, time.monotonic() - began
+    finally:
+        connection.close()
+
+
+def read_answer(sock, deadline):
+    """Reads one HTTP response from a raw socket. kind: answer | closed | reset | silent."""
+    buffer, began = b"", time.monotonic()
+    head = None
+    while True:
+        remaining = deadline - time.monotonic()
+        try:
+            if remaining <= 0:
+                raise socket.timeout
+            sock.settimeout(remaining)
+            data = sock.recv(65536)
+        except socket.timeout:
+            if head and "body" in head:  # complete, only the announced close is missing
+                return {"kind": "answer", "raw": buffer, "seconds": time.monotonic() - began, **head}
+            return {"kind": "silent", "raw": buffer, "seconds": time.monotonic() - began}
+        except OSError as error:
+            kind = "answer" if head else "reset"
+            return {"kind": kind, "raw": buffer, "error": repr(error), "seconds": time.monotonic() - began,
+                    **(head or {})}
+        if not data:
+            if head:
+                return {"kind": "answer", "raw": buffer, "seconds": time.monotonic() - began, **head}
+            return {"kind": "closed", "raw": buffer, "seconds": time.monotonic() - began}
+        buffer += data
+        if head is None and b"\r\n\r\n" in buffer:
+            top, _, _ = buffer.partition(b"\r\n\r\n")
+            lines = top.split(b"\r\n")
+            parts = lines[0].split(b" ", 2)
+            fields = {}
+            for line in lines[1:]:
+                name, _, value = line.partition(b":")
+                fields[name.strip().lower().decode(errors="replace")] = value.strip().decode(errors="replace")
+            try:
+                status = int(parts[1])
+            except (IndexError, ValueError):
+                status = 0
+            head = {"status": status, "fields": fields, "head_length": len(top) + 4}
+        if head:
+            body = buffer[head["head_length"]:]
+            length = int(head["fields"].get("content-length", "0") or 0)
+            if len(body) >= length:
+                head["body"] = body[:length]
+                head["trailing"] = body[length:]
+                if head["fields"].get("connection", "").lower() != "close":
+                    return {"kind": "answer", "raw": buffer, "seconds": time.monotonic() - began, **head}
+
+
+def raw(data, seconds):
+    """Sends raw bytes on a fresh socket and reads one answer; returns (result, socket)."""
+    sock = socket.create_connection((HOST, PORT), timeout=5)
+    try:
+        sock.sendall(data)
+    except OSError as error:
+        return {"kind": "reset", "raw": b"", "error": repr(error), "seconds": 0.0}, sock
+    result = read_answer(sock, time.monotonic() + seconds)
+    if result["kind"] == "answer" and "body" not in result:
+        result["body"] = result["raw"][result["head_length"]:]
+    return result, sock
+
+
+def count_status(status, seconds):
+    tally["bad"] += 1
+    tally["statuses"][status] = tally["statuses"].get(status, 0) + 1
+    tally["slowest_bad"] = max(tally["slowest_bad"], seconds)
+
+
+def problem_code(body):
+    try:
+        return json.loads(body).get("code")
+    except (ValueError, AttributeError):
+        return None
+
+
+def expect(what, method, path, body, statuses, code=None, content_type="application/json"):
+    """Sends a bad (or borderline) body; requires one of `statuses` within ANSWER_SECONDS."""
+    try:
+        status, response, data, seconds = call(method, path, body, content_type=content_type)
+    except (OSError, http.client.HTTPException) as error:
+        check(False, f"{what}: {len(body)} bytes to {method} {path} got no answer: {error!r}")
+        return None
+    count_status(status, seconds)
+    ok = check(status in statuses, f"{what}: {method} {path} ({len(body)} bytes, Content-Type {content_type}) "
+                                   f"answered {status}, expected {statuses}: {short(data)}")
+    if ok and code is not None:
+        kind = response.getheader("Content-Type", "")
+        check(kind.startswith("application/problem+json") and problem_code(data) == code,
+              f"{what}: answered {status} {kind} {short(data)}, expected a problem document with code {code}")
+    return status
+
+
+# MARK: the store
+
+def page_all(path, key):
+    items, raws = [], []
+    cursor = "0" if key == "entries" else ""
+    while True:
+        separator = "&" if "?" in path else "?"
+        status, _, data, _ = call("GET", f"{path}{separator}limit=1000&after={urllib.parse.quote(cursor)}")
+        if status != 200:
+            raise SystemExit(f"abuse: GET {path} answered {status}: {short(data)}")
+        raws.append(data)
+        page = json.loads(data)
+        items += page[key]
+        if key == "entries":
+            if not page["more"]:
+                return items, raws
+            cursor = str(page["next"])
+        else:
+            if page["next"] is None:
+                return items, raws
+            cursor = str(page["next"])
+
+
+REFERENCE = ["abuse-ref-1", "abuse-ref-2", "abuse-ref-3"]
+SINK, LIVE = "abuse-sink", "abuse-live"  # take the accepted big bodies / the ordinary inputs
+
+
+def snapshot():
+    """Byte-exact views and timelines of the reference sessions, their label's list, all ids."""
+    parts = {}
+    for session in REFERENCE:
+        parts[f"view {session}"] = call("GET", f"/v1/sessions/{session}")[2]
+        parts[f"timeline {session}"] = b"".join(page_all(f"/v1/sessions/{session}/timeline", "entries")[1])
+    parts["list label=abuse-ref"] = b"".join(page_all("/v1/sessions?label=abuse-ref", "sessions")[1])
+    parts["all session ids"] = json.dumps(sorted(s["id"] for s in page_all("/v1/sessions", "sessions")[0])).encode()
+    return parts
+
+
+def checkpoint(reference):
+    alive_or_abort()
+    now = snapshot()
+    for name, data in reference.items():
+        if now[name] != data:
+            at = next((i for i, (a, b) in enumerate(zip(data, now[name])) if a != b), min(len(data), len(now[name])))
+            check(False, f"the store changed: {name} differs at byte {at}: was {short(data[max(0, at - 40):], 120)}, "
+                         f"now {short(now[name][max(0, at - 40):], 120)}")
+        else:
+            check(True, name)
+    rss_figures.append((state["phase"], rss_kib()))
+
+
+# MARK: phases
+
+def setup():
+    for number, session in enumerate(REFERENCE):
+        status = call("POST", "/v1/sessions", {"uid": f"ref{number}", "id": session, "label": "abuse-ref"})[0]
+        check(status == 201, f"creating {session} answered {status}")
+        for path, body in ((f"/v1/sessions/{session}/gestures", {"type": "pull"}),
+                           (f"/v1/sessions/{session}/web-events", {"type": "todayPage.track", "name": "ref"}),
+                           (f"/v1/sessions/{session}/lifecycle", {"type": "background"})):
+            status = call("POST", path, body)[0]
+            check(status == 200, f"POST {path} answered {status}")
+    for session in (SINK, LIVE):
+        status = call("POST", "/v1/sessions", {"uid": "u", "id": session, "label": session})[0]
+        check(status == 201, f"creating {session} answered {status}")
+
+
+def announced(what, path, length):
+    """Headers only, announcing `length` bytes: 413 problem within 2 s, without sending the body."""
+    head = (f"POST {path} HTTP/1.1\r\nHost: {HOST}\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {length}\r\n\r\n").encode()
+    result, sock = raw(head, 2.0)
+    sock.close()
+    count_status(result.get("status", result["kind"]), result["seconds"])
+    ok = check(result["kind"] == "answer" and result["status"] == 413 and result["seconds"] < 2,
+               f"{what}: Content-Length {length} to {path} (headers only) got {result['kind']} "
+               f"{result.get('status')} after {result['seconds']:.2f} s: {short(result['raw'])}")
+    if ok:
+        check(result["fields"].get("content-type", "").startswith("application/problem+json")
+              and problem_code(result["body"]) == "payload_too_large",
+              f"{what}: 413 without a payload_too_large problem document: {short(result['raw'])}")
+
+
+def chunked(path, total, terminate=True, stop_when_answered=False):
+    """Streams `total` bytes of a JSON string in 64 KiB chunks; returns what happened."""
+    sock = socket.create_connection((HOST, PORT), timeout=5)
+    sock.sendall(f"POST {path} HTTP/1.1\r\nHost: {HOST}\r\nContent-Type: application/json\r\n"
+                 f"Transfer-Encoding: chunked\r\n\r\n".encode())
+    prefix, suffix = b'{"type":"todayPage.track","name":"', b'"}'
+    sent, outcome = 0, None
+    began = time.monotonic()
+    while sent < total:
+        size = min(65536, total - sent)
+        piece = b"a" * size
+        if sent == 0:
+            piece = prefix + piece[len(prefix):]
+        if sent + size == total:
+            piece = piece[:-len(suffix)] + suffix
+        try:
+            sock.sendall(b"%x\r\n" % len(piece) + piece + b"\r\n")
+        except OSError as error:
+            outcome = {"kind": "cut", "error": repr(error), "sent": sent}
+            break
+        sent += size
+        if stop_when_answered and (readable(sock, 0) or (sent == total and readable(sock, 2.0))):
+            # (at the cap, 2 s of grace for an answer that is on its way)
+            result = read_answer(sock, time.monotonic() + 2)
+            outcome = {**result, "sent": sent, "during": True}
+            break
+    if outcome is None:
+        if terminate:
+            try:
+                sock.sendall(b"0\r\n\r\n")
+            except OSError as error:
+                outcome = {"kind": "cut", "error": repr(error), "sent": sent}
+        if outcome is None:
+            result = read_answer(sock, time.monotonic() + ANSWER_SECONDS)
+            outcome = {**result, "sent": sent, "during": False}
+    sock.close()
+    outcome["seconds"] = time.monotonic() - began
+    return outcome
+
+
+def oversized():
+    for path in ("/v1/sessions", "/v1/sessions/abuse-ref-1/web-events", "/v1/no-such-path"):
+        announced("2 MiB announced", path, 2 * LIMIT)
+        announced("10 GiB announced", path, 10 << 30)
+        announced("1 MiB + 1 announced", path, LIMIT + 1)
+    # A chunked upload that keeps going past the limit: 413 or the connection cut before CHUNK_CAP.
+    outcome = chunked("/v1/sessions/abuse-ref-1/web-events", CHUNK_CAP, stop_when_answered=True)
+    stopped = outcome["kind"] in ("cut", "closed", "reset") or outcome.get("status") == 413
+    check(outcome.get("during", True) and stopped,
+          f"chunked upload to /v1/sessions/abuse-ref-1/web-events: {outcome['sent']} bytes streamed in "
+          f"{outcome['seconds']:.2f} s (limit {LIMIT}) and neither a 413 nor the connection cut while it kept "
+          f"going; after the final 0-chunk: {outcome['kind']} {outcome.get('status')} "
+          f"{short(outcome.get('raw', b''))}")
+    tally["chunked"] = f"{outcome['kind']} {outcome.get('status', '')} after {outcome['sent'] >> 20} MiB".strip()
+    # Chunked, finished just over the limit: 413 (or cut), and exactly at it: not 413.
+    over = chunked("/v1/sessions/abuse-ref-1/web-events", LIMIT + 1)
+    check(over["kind"] in ("cut", "closed", "reset") or over.get("status") == 413,
+          f"a finished chunked body of {LIMIT + 1} bytes got {over['kind']} {over.get('status')}: "
+          f"{short(over.get('raw', b''))}")
+    exact = chunked(f"/v1/sessions/{SINK}/web-events", LIMIT)
+    check(exact.get("status") in (200, 400),
+          f"a chunked body of exactly {LIMIT} bytes got {exact['kind']} {exact.get('status')}: "
+          f"{short(exact.get('raw', b''))}")
+    # Exactly 1 MiB with Content-Length: a long string, and a whitespace-padded object.
+    prefix, suffix = b'{"type":"todayPage.track","name":"', b'"}'
+    expect("exactly 1 MiB (long string)", "POST", f"/v1/sessions/{SINK}/web-events",
+           prefix + b"x" * (LIMIT - len(prefix) - len(suffix)) + suffix, (200, 400))
+    padded = b'{"type":"todayPage.track","name":"pad"}'
+    expect("exactly 1 MiB (whitespace padded)", "POST", f"/v1/sessions/{SINK}/web-events",
+           padded + b" " * (LIMIT - len(padded)), (200, 400))
+
+
+def deep_and_huge():
+    track = b'{"type":"todayPage.track","x":'
+    for levels in (513, 100_000):
+        for what, body in ((f"{levels} levels of [", b"[" * levels + b"]" * levels),
+                           (f"{levels} levels of {{\"a\":", b'{"a":' * levels + b"1" + b"}" * levels),
+                           (f"{levels} unclosed [", b"[" * levels)):
+            expect(what, "POST", "/v1/sessions/abuse-ref-1/web-events", body, (400,), "invalid_json")
+            expect(what, "POST", "/v1/sessions", body, (400,), "invalid_json")
+    expect("a 513-deep payload inside a create", "POST", "/v1/sessions",
+           b'{"uid":"u","id":"abuse-deep","label":"abuse-ref","x":' + b"[" * 512 + b"]" * 512 + b"}",
+           (400,), "invalid_json")
+    # 512 levels is allowed (the cap is "deeper than 512").
+    expect("512 levels (the cap)", "POST", f"/v1/sessions/{SINK}/web-events",
+           track + b"[" * 511 + b"]" * 511 + b"}", (200,))
+    numbers = track + b"[" + b",".join(b"%d" % (i % 1000) for i in range(200_000)) + b"]}"
+    expect(f"200k numbers ({len(numbers)} bytes)", "POST", f"/v1/sessions/{SINK}/web-events", numbers, (200, 400))
+    objects = track + b"[" + b",".join(b"{}" for _ in range(200_000)) + b"]}"
+    expect(f"200k objects ({len(objects)} bytes)", "POST", f"/v1/sessions/{SINK}/web-events", objects, (200, 400))
+    small = track + b"[" + b",".join(b'{"a":%d}' % (i % 10) for i in range(120_000)) + b"]}"
+    expect(f"120k small objects ({len(small)} bytes)", "POST", f"/v1/sessions/{SINK}/web-events", small, (200, 400))
+    keys = b'{"type":"todayPage.track",' + b",".join(b'"k%d":0' % i for i in range(90_000)) + b"}"
+    expect(f"90k distinct keys ({len(keys)} bytes)", "POST", f"/v1/sessions/{SINK}/web-events", keys, (200, 400))
+    same = b'{"type":"todayPage.track",' + b",".join(b'"a":0' for _ in range(150_000)) + b"}"
+    expect(f"150k duplicate keys ({len(same)} bytes)", "POST", f"/v1/sessions/{SINK}/web-events", same, (200, 400))
+    prefix, suffix = b'{"type":"todayPage.track","name":"', b'"}'
+    fill = LIMIT - len(prefix) - len(suffix)
+    for what, unit in (("\\u0000 and surrogate pairs", b"\\u0000\\ud83d\\ude00"),
+                       ("\\\" \\\\ \\n \\t \\/", b'\\"\\\\\\n\\t\\/'),
+                       ("lone \\ud800", b"\\ud800x"),
+                       ("lone \\udc00", b"\\udc00"),
+                       ("\\ud800 then \\u0041", b"\\ud800\\u0041")):
+        body = prefix + unit * (fill // len(unit)) + suffix
+        expect(f"1 MiB of escapes: {what}", "POST", f"/v1/sessions/{SINK}/web-events", body, (200, 400))
+
+
+def invalid_utf8():
+    cases = {
+        "\\xff": b'{"type":"todayPage.track","name":"\xff"}',
+        "\\xc0\\xaf (overlong /)": b'{"type":"todayPage.track","name":"\xc0\xaf"}',
+        "truncated 3-byte sequence": b'{"type":"todayPage.track","name":"\xe2\x82"}',
+        "truncated 4-byte sequence at the end": b'{"type":"todayPage.track","name":"x"}\xf0\x9f\x98',
+        "encoded surrogate \\xed\\xa0\\x80": b'{"type":"todayPage.track","name":"\xed\xa0\x80"}',
+        "above U+10FFFF": b'{"type":"todayPage.track","name":"\xf4\x90\x80\x80"}',
+        "lone continuation byte": b'{"type":"todayPage.track","name":"\x80"}',
+        "invalid byte in a key": b'{"ty\xfepe":"todayPage.track"}',
+        "NUL byte inside a string": b'{"type":"todayPage.track","name":"a\x00b"}',
+        "NUL byte between tokens": b'{"type":"todayPage.track",\x00"name":"a"}',
+        "Latin-1 text": '{"type":"todayPage.track","name":"caf\u00e9"}'.encode("latin-1"),
+    }
+    for what, body in cases.items():
+        expect(what, "POST", "/v1/sessions/abuse-ref-1/web-events", body, (400,), "invalid_json")
+    expect("invalid UTF-8 in a create", "POST", "/v1/sessions",
+           b'{"uid":"u\xff","id":"abuse-utf8","label":"abuse-ref"}', (400,), "invalid_json")
+    expect("NUL in a create's id", "POST", "/v1/sessions",
+           b'{"uid":"u","id":"abuse-\x00","label":"abuse-ref"}', (400,), "invalid_json")
+
+
+MALFORMED = [
+    ("GARBAGE request line", b"GARBAGE\r\n\r\n"),
+    ("request line without a version", b"GET /healthz\r\n\r\n"),
+    ("unknown HTTP version", b"GET /healthz HTTP/9.9\r\nHost: x\r\n\r\n"),
+    ("header line without a colon", b"GET /healthz HTTP/1.1\r\nHost: x\r\nNoColonHere\r\n\r\n"),
+    ("100 KB header", b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 100_000 + b"\r\n\r\n"),
+    ("100 KB URL", b"GET /" + b"a" * 100_000 + b" HTTP/1.1\r\nHost: x\r\n\r\n"),
+    ("10,000 headers", b"GET /healthz HTTP/1.1\r\nHost: x\r\n" + b"X: y\r\n" * 10_000 + b"\r\n"),
+    ("negative Content-Length", b"POST /v1/sessions HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n"),
+    ("Content-Length beyond 64 bits",
+     b"POST /v1/sessions HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999999999999999999\r\n\r\n"),
+    ("Content-Length not a number", b"POST /v1/sessions HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n"),
+    ("bad chunk size", b"POST /v1/sessions HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n"),
+    ("binary junk", b"\xff\xfe\xfd\r\n\r\n"),
+    ("NUL and junk request line", b"\x00\xff\xfe\r\n\r\n"),
+    ("only empty lines", b"\r\n\r\n\r\n\r\n"),
+]
+LENIENT = [  # not malformed enough for every parser: any clear answer, recorded
+    ("HTTP/1.1 without Host", b"GET /healthz HTTP/1.1\r\n\r\n"),
+    ("NUL inside the URL", b"GET /healthz\x00/../nowhere HTTP/1.1\r\nHost: x\r\n\r\n"),
+    ("NUL inside a header value", b"GET /healthz HTTP/1.1\r\nHost: x\x00y\r\n\r\n"),
+    ("both Content-Length and chunked",
+     b"POST /v1/sessions/abuse-ref-1/web-events HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n"
+     b"Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n"),
+]
+lingering = []  # (what, socket, sent at): no answer yet; must be closed by the idle timeout
+
+
+def content_types():
+    event = b'{"type":"todayPage.track","name":"content-type"}'
+    for kind in ("application/xml", "multipart/form-data; boundary=x", "text/html", "application/octet-stream",
+                 "image/png", "application/json; charset=latin1", "application/json; charset=utf-16",
+                 "text/plain; charset=iso-8859-1", "garbage"):
+        expect(f"Content-Type {kind!r}", "POST", "/v1/sessions/abuse-ref-1/web-events", event, (415,),
+               "unsupported_media_type", content_type=kind)
+    expect("Content-Type application/xml on a create", "POST", "/v1/sessions",
+           b'{"uid":"u","id":"abuse-xml","label":"abuse-ref"}', (415,), "unsupported_media_type",
+           content_type="application/xml")
+    # Read as JSON: a body that is not JSON is then 400 invalid_json (and nothing changes).
+    for kind in (None, "application/json", "application/json; charset=utf-8", "application/vnd.x+json",
+                 "text/plain", "application/x-www-form-urlencoded"):
+        expect(f"Content-Type {kind!r} read as JSON", "POST", "/v1/sessions/abuse-ref-1/web-events",
+               b"not json", (400,), "invalid_json", content_type=kind)
+    expect("an empty Content-Type", "POST", "/v1/sessions/abuse-ref-1/web-events", b"not json", (400, 415),
+           content_type="")
+    results = {}
+    with ThreadPoolExecutor(4) as pool:
+        answers = list(pool.map(lambda probe: raw(probe[1], 2.0), MALFORMED + LENIENT))
+    for (what, data), (result, sock) in zip(MALFORMED + LENIENT, answers):
+        results[what] = result
+        malformed = (what, data) in MALFORMED
+        if result["kind"] == "silent":
+            lingering.append((what, sock, time.monotonic()))
+            continue
+        sock.close()
+        status = result.get("status")
+        count_status(status or result["kind"], result["seconds"])
+        if malformed:
+            check(result["kind"] in ("closed", "reset") or 400 <= status < 500 or status == 505,
+                  f"malformed request {what} ({short(data, 60)}) answered {status}: {short(result['raw'])}")
+        else:
+            check(result["kind"] in ("closed", "reset") or (status and status < 500),
+                  f"request {what} answered {status}: {short(result['raw'])}")
+            if status and status < 400:
+                finding(f"{what} is accepted: {short(data, 80)} answered {status}")
+        if result["kind"] == "answer" and (result.get("body", b"").startswith(b"HTTP/1.")
+                                           or result.get("trailing")):
+            finding(f"{what}: the {status} answer repeats its status line and headers inside the body "
+                    f"(libmicrohttpd's own error page, Content-Length {result['fields'].get('content-length')}): "
+                    f"sent {short(data, 80)}, got {short(result['raw'], 200)}")
+    tally["raw"] = results
+
+
+class Tricklers:
+    """Connections that send one header byte every TRICKLE_SECONDS, from the start of the run to
+    the end of the slow phase (so they are well past the server's idle timeout when counted)."""
+    TEXT = b"GET /v1/sessions/abuse-ref-1 HTTP/1.1\r\nHost: x\r\nX-Trickle: " + b"a" * 100_000
+
+    def __init__(self, count):
+        self.entries, self.done = [], threading.Event()
+        for _ in range(count):
+            sock = socket.create_connection((HOST, PORT), timeout=5)
+            sock.sendall(self.TEXT[:1])
+            self.entries.append({"sock": sock, "bytes": 1, "cut": None, "how": None})
+        self.opened = time.monotonic()
+        self.thread = threading.Thread(target=self.run)
+        self.thread.start()
+
+    def sweep(self):
+        """Records tricklers the server closed (EOF, reset or an answer)."""
+        poller, by_fd = select.poll(), {}
+        for entry in self.entries:
+            if entry["cut"] is None:
+                by_fd[entry["sock"].fileno()] = entry
+                poller.register(entry["sock"], select.POLLIN | select.POLLERR | select.POLLHUP)
+        for fd, _ in poller.poll(0):
+            entry = by_fd[fd]
+            entry["cut"] = time.monotonic() - self.opened
+            try:
+                entry["sock"].setblocking(False)
+                data = entry["sock"].recv(65536)
+                entry["how"] = "closed" if not data else f"answered {short(data, 80)}"
+            except OSError as error:
+                entry["how"] = f"reset ({error.__class__.__name__})"
+
+    def run(self):
+        while not self.done.wait(TRICKLE_SECONDS):
+            self.sweep()
+            for entry in self.entries:
+                if entry["cut"] is not None:
+                    continue
+                try:
+                    entry["sock"].send(self.TEXT[entry["bytes"]:entry["bytes"] + 1])
+                    entry["bytes"] += 1
+                except OSError as error:
+                    entry["cut"] = time.monotonic() - self.opened
+                    entry["how"] = f"send failed ({error.__class__.__name__})"
+
+    def stop(self):
+        self.done.set()
+        self.thread.join()
+        self.sweep()
+        for entry in self.entries:
+            entry["sock"].close()
+        return time.monotonic() - self.opened
+
+
+PARTIAL_REQUESTS = {
+    "silent": b"",
+    "half header": b"POST /v1/sessions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n",
+    # A complete JSON document, but short of the announced length: applying it would show.
+    "half body (create)": b"POST /v1/sessions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                          b"Content-Length: 100\r\n\r\n{\"uid\":\"u\",\"id\":\"abuse-slow\",\"label\":\"abuse-ref\"}",
+    "half body (web-event)": b"POST /v1/sessions/abuse-ref-1/web-events HTTP/1.1\r\nHost: x\r\n"
+                             b"Content-Type: application/json\r\nContent-Length: 100\r\n\r\n"
+                             b"{\"type\":\"todayPage.track\",\"name\":\"slow\"}",
+}
+
+
+def ordinary_plan():
+    gets = [("GET", f"/v1/sessions/{REFERENCE[i % 3]}", None) for i in range(ORDINARY_GETS)]
+    inputs = ([("POST", f"/v1/sessions/{LIVE}/gestures", {"type": "pull"})] * (ORDINARY_INPUTS // 2)
+              + [("POST", f"/v1/sessions/{LIVE}/web-events", {"type": "todayPage.track", "name": "ordinary"})]
+              * (ORDINARY_INPUTS - ORDINARY_INPUTS // 2))
+    plan = [request for group in zip(*[iter(gets)] * 4, inputs) for request in group]  # 4 reads, 1 input
+    return plan + gets[len(inputs) * 4:] + inputs[len(gets) // 4:]
+
+
+def slow():
+    """SLOW never-finished requests (and the tricklers) while an ordinary client works; then the
+    server's idle timeout must close every partial one."""
+    kinds = list(PARTIAL_REQUESTS)
+    sockets = []  # dicts: kind, sock, sent (monotonic of its last byte), cut, how
+    before = json.loads(call("GET", f"/v1/sessions/{LIVE}")[2])["version"]
+    began = time.monotonic()
+    for index in range(SLOW):
+        kind = kinds[index % len(kinds)]
+        try:
+            sock = socket.create_connection((HOST, PORT), timeout=5)
+            if PARTIAL_REQUESTS[kind]:
+                sock.sendall(PARTIAL_REQUESTS[kind])
+        except OSError as error:
+            check(False, f"slow connection {index} ({kind}) could not be opened: {error!r}")
+            break
+        sockets.append({"kind": kind, "sock": sock, "sent": time.monotonic(), "cut": None, "how": None})
+    opened = time.monotonic() - began
+    last_open = time.monotonic()
+    done = threading.Event()
+
+    def watch():
+        poller, by_fd = select.poll(), {}
+        for entry in sockets:
+            by_fd[entry["sock"].fileno()] = entry
+            poller.register(entry["sock"], select.POLLIN | select.POLLERR | select.POLLHUP)
+        while by_fd and not done.is_set():
+            for fd, _ in poller.poll(200):
+                entry = by_fd.pop(fd, None)
+                if entry is None:
+                    continue
+                poller.unregister(fd)
+                entry["cut"] = time.monotonic()
+                try:
+                    entry["sock"].setblocking(False)
+                    data = entry["sock"].recv(65536)
+                    entry["how"] = "closed" if not data else f"answered {short(data, 80)}"
+                except OSError as error:
+                    entry["how"] = f"reset ({error.__class__.__name__})"
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+
+    # The ordinary client: a fresh connection per request, spread over the time the slow ones are open.
+    latencies, errors, unsent, inputs_answered, ok = [], [], 0, 0, 0
+    plan = ordinary_plan()
+    spread = IDLE_TIMEOUT - 4 - (time.monotonic() - last_open)
+    for index, (method, path, body) in enumerate(plan):
+        time.sleep(max(0.0, last_open + spread * index / len(plan) - time.monotonic()))
+        if time.monotonic() > last_open + spread + 5:
+            unsent = len(plan) - index  # the ones before took too long
+            break
+        try:
+            status, _, data, seconds = call(method, path, body, timeout=2)
+            latencies.append(seconds * 1000)
+            if status != 200:
+                errors.append(f"{method} {path} answered {status}: {short(data)}")
+            else:
+                ok += 1
+                inputs_answered += method == "POST"
+        except (OSError, http.client.HTTPException) as error:
+            errors.append(f"{method} {path}: {error!r}")
+    served_during = time.monotonic() - last_open
+    check(not errors and not unsent,
+          f"{len(errors)} of {len(plan)} ordinary requests failed{f' and {unsent} were not sent (out of time)' if unsent else ''}"
+          f" while {len(sockets)} slow and {TRICKLERS} trickling connections were open: {errors[:3]}")
+    latencies.sort()
+    p50 = latencies[len(latencies) // 2] if latencies else float("nan")
+    p99 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))] if latencies else float("nan")
+    check(p99 < P99_BOUND_MS, f"ordinary p99 {p99:.1f} ms is over {P99_BOUND_MS} ms")
+
+    # The idle timeout: every partial connection closed by the server.
+    while time.monotonic() < last_open + CUT_DEADLINE and any(s["cut"] is None for s in sockets):
+        time.sleep(0.25)
+    done.set()
+    watcher.join()
+    after = json.loads(call("GET", f"/v1/sessions/{LIVE}")[2])["version"]
+    check(after - before == inputs_answered == ORDINARY_INPUTS,
+          f"the live session's version went {before} -> {after}; {inputs_answered} of {ORDINARY_INPUTS} ordinary "
+          f"inputs answered 200")
+    cut = [s for s in sockets if s["cut"] is not None]
+    ages = sorted(s["cut"] - s["sent"] for s in cut)
+    still = [s for s in sockets if s["cut"] is None]
+    check(not still, f"{len(still)} of {len(sockets)} partial connections still open {CUT_DEADLINE:.0f} s after "
+                     f"their last byte (kinds: {sorted({s['kind'] for s in still})})")
+    early = [a for a in ages if a < IDLE_TIMEOUT - 1]
+    if early:
+        finding(f"{len(early)} partial connections were cut before the {IDLE_TIMEOUT:.0f} s idle timeout "
+                f"(earliest after {early[0]:.1f} s)")
+    answered = [s["how"] for s in cut if s["how"] and s["how"].startswith("answered")]
+    if answered:
+        finding(f"{len(answered)} partial connections got an answer before being closed, e.g. {answered[0]}")
+    for entry in sockets:
+        entry["sock"].close()
+
+    # The tricklers: held past the idle timeout by their bytes? Recorded, not failed (see FINDING).
+    tricklers = state["tricklers"]
+    time.sleep(max(0.0, tricklers.opened + IDLE_TIMEOUT + 3 * TRICKLE_SECONDS - time.monotonic()))
+    age = tricklers.stop()
+    trickler_cut = [t for t in tricklers.entries if t["cut"] is not None]
+    trickler_open = len(tricklers.entries) - len(trickler_cut)
+    most = max(t["bytes"] for t in tricklers.entries)
+    if trickler_open:
+        finding(f"{trickler_open} of {len(tricklers.entries)} tricklers (one header byte every "
+                f"{TRICKLE_SECONDS:.0f} s, {most} bytes sent of 'GET /v1/sessions/abuse-ref-1 HTTP/1.1...') were "
+                f"still open after {age:.0f} s: each byte resets libmicrohttpd's {IDLE_TIMEOUT:.0f} s idle timeout "
+                f"and nothing bounds the time to a complete request")
+    # The malformed requests that got no answer must have been closed by the idle timeout by now.
+    closed_lingering = 0
+    for what, sock, sent in lingering:
+        sock.setblocking(False)
+        try:
+            data = sock.recv(65536)
+            how = "closed" if not data else f"answered {short(data, 80)}"
+        except BlockingIOError:
+            how = None
+        except OSError as error:
+            how = f"reset ({error.__class__.__name__})"
+        closed_lingering += how is not None
+        check(how is not None, f"malformed request {what!r} still open {time.monotonic() - sent:.0f} s after it "
+                               f"was sent, without an answer")
+        sock.close()
+    kinds_cut = ", ".join(f"{sum(1 for s in cut if s['kind'] == kind)} {kind}" for kind in kinds)
+    tally["slow"] = (f"{len(sockets)} slow connections opened in {opened:.1f} s, {len(cut)} cut by the server "
+                     f"({kinds_cut}) after {ages[0] if ages else 0:.1f}-{ages[-1] if ages else 0:.1f} s idle; "
+                     f"{len(tricklers.entries)} tricklers, {len(trickler_cut)} cut, {trickler_open} still open "
+                     f"after {age:.0f} s; {len(lingering)} unanswered malformed requests, {closed_lingering} closed "
+                     f"by the idle timeout")
+    tally["ordinary"] = (f"ordinary client: {ok}/{len(plan)} answered 200 over {served_during:.0f} s, "
+                         f"p50 {p50:.1f} ms p99 {p99:.1f} ms max {latencies[-1] if latencies else 0:.1f} ms")
+
+
+def creations():
+    label = "abuse-bulk"
+    lock = threading.Lock()
+    counter = iter(range(CREATIONS))
+    statuses, problems, latencies = {}, [], []
+
+    def worker():
+        connection = http.client.HTTPConnection(HOST, PORT, timeout=10)
+        while True:
+            with lock:
+                index = next(counter, None)
+            if index is None:
+                break
+            body = json.dumps({"uid": f"bulk{index}", "id": f"abuse-bulk-{index}", "label": label})
+            began = time.monotonic()
+            try:
+                connection.request("POST", "/v1/sessions", body, {"Content-Type": "application/json"})
+                response = connection.getresponse()
+                data = response.read()
+            except (OSError, http.client.HTTPException) as error:
+                with lock:
+                    problems.append(f"abuse-bulk-{index}: {error!r}")
+                connection.close()
+                connection = http.client.HTTPConnection(HOST, PORT, timeout=10)
+                continue
+            with lock:
+                latencies.append(time.monotonic() - began)
+                statuses[response.status] = statuses.get(response.status, 0) + 1
+                if response.status != 201:
+                    problems.append(f"abuse-bulk-{index}: {response.status} {short(data)}")
+        connection.close()
+
+    began = time.monotonic()
+    threads = [threading.Thread(target=worker) for _ in range(CREATION_THREADS)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    seconds = time.monotonic() - began
+    rss_figures.append(("created", rss_kib()))
+    check(statuses.get(201, 0) == CREATIONS and not problems,
+          f"{statuses.get(201, 0)} of {CREATIONS} creations answered 201 ({statuses}); {problems[:3]}")
+    listed = page_all(f"/v1/sessions?label={label}", "sessions")[0]
+    ids = [s["id"] for s in listed]
+    expected = {f"abuse-bulk-{i}" for i in range(CREATIONS)}
+    check(len(ids) == len(set(ids)) == CREATIONS and set(ids) == expected,
+          f"the label lists {len(ids)} sessions ({len(set(ids))} distinct), expected {CREATIONS}; "
+          f"missing e.g. {sorted(expected - set(ids))[:3]}")
+    status, _, data, delete_seconds = call("DELETE", f"/v1/sessions?label={label}", timeout=60)
+    deleted = json.loads(data).get("deleted") if status == 200 else None
+    check(status == 200 and deleted == CREATIONS, f"DELETE ?label={label} answered {status} {short(data)}")
+    left = page_all(f"/v1/sessions?label={label}", "sessions")[0]
+    check(not left, f"{len(left)} sessions still listed under {label} after the delete")
+    gone = call("GET", "/v1/sessions/abuse-bulk-0")[0]
+    check(gone == 404, f"GET /v1/sessions/abuse-bulk-0 after the delete answered {gone}")
+    latencies.sort()
+    p99 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))] * 1000 if latencies else 0
+    tally["creations"] = (f"{CREATIONS} creations by {CREATION_THREADS} keep-alive clients in {seconds:.1f} s = "
+                          f"{CREATIONS / seconds:.0f}/s (p99 {p99:.1f} ms), {len(ids)} listed, {deleted} deleted "
+                          f"in {delete_seconds:.2f} s")
+
+
+def run(name, phase, reference):
+    state["phase"] = name
+    began = time.monotonic()
+    try:
+        phase()
+    except (OSError, http.client.HTTPException, ValueError) as error:
+        check(False, f"the phase stopped: {error!r}")  # then: is the server still there?
+    checkpoint(reference)
+    print(f"  {name}: {time.monotonic() - began:.1f} s, RSS {rss_figures[-1][1] / 1024:.1f} MiB", flush=True)
+
+
+def main():
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < hard:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    start()
+    rss_figures.append(("start", rss_kib()))
+    setup()
+    reference = snapshot()
+    rss_figures.append(("reference", rss_kib()))
+    state["tricklers"] = Tricklers(TRICKLERS)
+    run("oversized", oversized, reference)
+    run("deep/huge", deep_and_huge, reference)
+    run("invalid utf-8", invalid_utf8, reference)
+    run("content types", content_types, reference)
+    round_one = rss_kib()
+    # Rounds two and three of the same bad bodies (~15 MiB sent, ~10 MiB echoed back per round):
+    # memory must not keep growing with them.
+    for again in (2, 3):
+        for name, phase in (("oversized", oversized), ("deep/huge", deep_and_huge), ("invalid utf-8", invalid_utf8)):
+            run(f"{name} {again}", phase, reference)
+    growth = (rss_kib() - round_one) / 1024
+    state["phase"] = "memory"
+    check(growth < ROUND_GROWTH_BOUND_MIB, f"RSS grew {growth:.1f} MiB over two more rounds of the same bad bodies "
+                                           f"(bound {ROUND_GROWTH_BOUND_MIB} MiB)")
+    run("slow", slow, reference)
+    run("creations", creations, reference)
+    state["phase"] = "end"
+    peak = rss_kib("VmHWM") / 1024
+    check(peak < PEAK_RSS_BOUND_MIB, f"peak RSS (VmHWM) {peak:.1f} MiB is over {PEAK_RSS_BOUND_MIB} MiB")
+    began = time.monotonic()
+    state["process"].send_signal(signal.SIGTERM)
+    try:
+        code = state["process"].wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        code = "none within 20 s"
+    stop_seconds = time.monotonic() - began
+    check(code == 0, f"SIGTERM: exit {code}; log tail: {server_log_tail()!r}")
+    statuses = ", ".join(f"{k} x{v}" for k, v in sorted(tally["statuses"].items(), key=lambda kv: str(kv[0])))
+    rss = ", ".join(f"{name} {kib / 1024:.0f}" for name, kib in rss_figures)
+    print(f"abuse test: {tally['bad']} bad or borderline requests answered ({statuses}), slowest "
+          f"{tally['slowest_bad']:.2f} s; chunked past the limit: {tally.get('chunked')}; {tally.get('slow')}; "
+          f"{tally.get('ordinary')}; {tally.get('creations')}; RSS MiB: {rss}, peak {peak:.0f} "
+          f"(bound {PEAK_RSS_BOUND_MIB}), growth over rounds 2-3 {growth:.1f} (bound {ROUND_GROWTH_BOUND_MIB}); "
+          f"store unchanged at every checkpoint: {'yes' if not any('store changed' in f for f in failures) else 'NO'}; "
+          f"SIGTERM exit {code} in {stop_seconds:.1f} s; {len(findings)} findings; "
+          f"total {time.monotonic() - STARTED:.0f} s")
+    return report()
+
+
+def report():
+    passed = state["checks"] - len(failures)
+    print(f"{passed} passed, {len(failures)} failed" + (f" (server log and database in {WORK})" if failures else ""))
+    if not failures and state["process"] and state["process"].poll() is not None:
+        shutil.rmtree(WORK, ignore_errors=True)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    finally:
+        if state.get("tricklers"):
+            state["tricklers"].done.set()
+        if state["process"] and state["process"].poll() is None:
+            state["process"].kill()
