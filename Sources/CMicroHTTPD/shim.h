@@ -16,12 +16,14 @@
 /// uses. `listen_fd` is a socket the caller bound and listens on.
 static inline struct MHD_Daemon *todaysim_start_daemon(
     unsigned int flags, MHD_AccessHandlerCallback handler, void *handler_cls,
-    MHD_RequestCompletedCallback completed, void *completed_cls, int listen_fd,
+    MHD_RequestCompletedCallback completed, void *completed_cls,
+    MHD_NotifyConnectionCallback connections, void *connections_cls, int listen_fd,
     unsigned int thread_pool_size, unsigned int connection_timeout_s, unsigned int connection_limit)
 {
     return MHD_start_daemon(
         flags, 0, NULL, NULL, handler, handler_cls,
         MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
+        MHD_OPTION_NOTIFY_CONNECTION, connections, connections_cls,
         MHD_OPTION_LISTEN_SOCKET, listen_fd,
         MHD_OPTION_THREAD_POOL_SIZE, thread_pool_size,
         MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout_s,
@@ -29,6 +31,17 @@ static inline struct MHD_Daemon *todaysim_start_daemon(
         MHD_OPTION_END);
 }
 
+/// The connection's socket, or -1.
+static inline int todaysim_connection_fd(struct MHD_Connection *connection)
+{
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info == NULL ? -1 : info->connect_fd;
+}
+/// Whether a connection notice says the connection started (rather than closed).
+static inline int todaysim_connection_started(enum MHD_ConnectionNotificationCode notice)
+{
+    return notice == MHD_CONNECTION_NOTIFY_STARTED;
+}
 /// A request header by name, or NULL.
 static inline const char *todaysim_request_header(struct MHD_Connection *connection, const char *name)
 {

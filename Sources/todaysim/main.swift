@@ -8,6 +8,8 @@ enum CommandLineInterface {
     static let usage = """
         usage: todaysim serve [--host 127.0.0.1] [--port 8080] [--db PATH] [--synchronous normal|full]
                               [--retention-seconds S] [--heartbeat-seconds S] [--threads N] [--quiet]
+                              [--connection-timeout-seconds 30]  (silence allowed, and the time a
+                              whole request may take to arrive)
                               [--token T] [--token-file PATH] | [--no-auth]
                               (a token is required to serve beyond loopback; a token file holds
                               `TOKEN LABEL` lines: each token sees only its label's sessions)
@@ -24,6 +26,7 @@ enum CommandLineInterface {
         var port = 8080
         var database = ".todaysim/sessions.sqlite"
         var threads = 2
+        var connectionTimeout = 30
         var quiet = false
         var durability = Durability.normal
         var heartbeat: Double = 15
@@ -71,7 +74,7 @@ enum CommandLineInterface {
                 print(usage)
                 exit(0)
             }
-            guard ["--host", "--port", "--db", "--threads", "--synchronous", "--heartbeat-seconds", "--retention-seconds", "--token", "--token-file"].contains(flag) else { fail("unknown flag \(flag)", usage: true) }
+            guard ["--host", "--port", "--db", "--threads", "--synchronous", "--heartbeat-seconds", "--retention-seconds", "--token", "--token-file", "--connection-timeout-seconds"].contains(flag) else { fail("unknown flag \(flag)", usage: true) }
             guard let value = rest.popFirst() else { fail("\(flag) needs a value", usage: true) }
             switch flag {
             case "--host": options.host = value
@@ -92,6 +95,11 @@ enum CommandLineInterface {
             case "--heartbeat-seconds":
                 guard let seconds = Double(value), seconds > 0 else { fail("--heartbeat-seconds must be a positive number", usage: false) }
                 options.heartbeat = seconds
+            case "--connection-timeout-seconds":
+                guard let seconds = Int(value), (1...3600).contains(seconds) else {
+                    fail("--connection-timeout-seconds must be 1-3600", usage: false)
+                }
+                options.connectionTimeout = seconds
             case "--threads":
                 guard let threads = Int(value), (1...64).contains(threads) else { fail("--threads must be 1-64", usage: false) }
                 options.threads = threads
@@ -160,7 +168,8 @@ enum CommandLineInterface {
                                    access: access)
         let server: HTTPServer
         do {
-            server = try HTTPServer(host: options.host, port: options.port, threads: options.threads, log: log,
+            server = try HTTPServer(host: options.host, port: options.port, threads: options.threads,
+                                    connectionTimeout: options.connectionTimeout, log: log,
                                     respond: service.respond)
         } catch {
             fail("\(error)", usage: false)

@@ -19,6 +19,9 @@ public enum ServerStartError: Error, CustomStringConvertible {
 /// finish and shuts it down.
 public final class HTTPServer: @unchecked Sendable {
     public static let maximumBodyBytes = 1 << 20
+    /// How much of an oversized unannounced body is read (and thrown away) before the
+    /// connection is cut instead of answered.
+    static let discardLimit = 8 << 20
 
     public let port: Int
     private let respond: @Sendable (HTTPRequest) -> (HTTPResponse, routeName: String)
@@ -27,9 +30,12 @@ public final class HTTPServer: @unchecked Sendable {
     private var daemon: OpaquePointer?
     private let stateLock = NSLock()
     private let inFlight = InFlightCounter()
+    private let deadlines: RequestDeadlines
 
     /// Binds `host:port` (0 picks a free port) and starts serving with `threads` workers.
-    public init(host: String, port: Int, threads: Int, log: RequestLog,
+    /// `connectionTimeout`: seconds a connection may stay silent, and the deadline for a whole
+    /// request to arrive (see `RequestDeadlines`).
+    public init(host: String, port: Int, threads: Int, connectionTimeout: Int = 30, log: RequestLog,
                 respond: @escaping @Sendable (HTTPRequest) -> (HTTPResponse, routeName: String)) throws {
         var boundPort: Int32 = 0
         var isIPv6: Int32 = 0
@@ -42,6 +48,7 @@ public final class HTTPServer: @unchecked Sendable {
         self.port = Int(boundPort)
         self.respond = respond
         self.log = log
+        deadlines = RequestDeadlines(deadline: TimeInterval(connectionTimeout))
 
         var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_USE_ITC.rawValue
             | MHD_ALLOW_SUSPEND_RESUME.rawValue
@@ -49,13 +56,14 @@ public final class HTTPServer: @unchecked Sendable {
         // The server outlives its daemon: stop() (also from deinit) ends the daemon first.
         let context = Unmanaged.passUnretained(self).toOpaque()
         guard let started = todaysim_start_daemon(
-            flags, accessHandler, context, requestCompleted, context, socket,
-            UInt32(max(1, threads)), 30, 4096)
+            flags, accessHandler, context, requestCompleted, context, connectionNotice, context, socket,
+            UInt32(max(1, threads)), UInt32(connectionTimeout), 4096)
         else {
             close(socket)
             throw ServerStartError.daemonFailed
         }
         daemon = started
+        deadlines.start()
     }
 
     deinit {
@@ -70,6 +78,7 @@ public final class HTTPServer: @unchecked Sendable {
         let listening = MHD_quiesce_daemon(daemon)
         inFlight.waitUntilIdle(timeout: grace)
         MHD_stop_daemon(daemon)
+        deadlines.stop()
         if listening >= 0 { close(listening) }
         self.daemon = nil
     }
@@ -96,17 +105,22 @@ public final class HTTPServer: @unchecked Sendable {
             return answer(makeResponse(), on: connection, method: method, route: route, exchange: exchange)
         }
         if uploadSize.pointee > 0 {
-            if !exchange.answered, let upload {
-                if exchange.body.count + uploadSize.pointee > Self.maximumBodyBytes {
-                    exchange.tooLarge = true
-                    exchange.body = []
-                } else if !exchange.tooLarge {
-                    upload.withMemoryRebound(to: UInt8.self, capacity: uploadSize.pointee) { bytes in
-                        exchange.body.append(contentsOf: UnsafeBufferPointer(start: bytes, count: uploadSize.pointee))
-                    }
-                }
-            }
+            let size = uploadSize.pointee
             uploadSize.pointee = 0
+            guard !exchange.answered, let upload else { return .YES }
+            if exchange.tooLarge || exchange.body.count + size > Self.maximumBodyBytes {
+                // A body without an announced length (chunked) that grows past the limit is
+                // read on and thrown away so its end can be answered `413` cleanly (an answer
+                // queued mid-upload only closes the connection); one that goes on past
+                // `discardLimit` is cut off.
+                exchange.tooLarge = true
+                exchange.body = []
+                exchange.discarded += size
+                return exchange.discarded > Self.discardLimit ? .NO : .YES
+            }
+            upload.withMemoryRebound(to: UInt8.self, capacity: size) { bytes in
+                exchange.body.append(contentsOf: UnsafeBufferPointer(start: bytes, count: size))
+            }
             return .YES
         }
         guard !exchange.answered else { return .YES }
@@ -129,6 +143,7 @@ public final class HTTPServer: @unchecked Sendable {
         guard let deferred = response.deferred else {
             return queue(response, on: connection, method: method, route: route, exchange: exchange)
         }
+        deadlines.answering(connection)
         MHD_suspend_connection(connection)
         let parked = ParkedConnection(connection)
         deferred { makeResponse in
@@ -138,7 +153,8 @@ public final class HTTPServer: @unchecked Sendable {
         return .YES
     }
 
-    fileprivate func completed(slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) {
+    fileprivate func completed(connection: OpaquePointer?, slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) {
+        if let connection { deadlines.answered(connection) }
         guard let slot, let stored = slot.pointee else { return }
         Unmanaged<Exchange>.fromOpaque(stored).release()
         slot.pointee = nil
@@ -147,6 +163,7 @@ public final class HTTPServer: @unchecked Sendable {
 
     private func queue(_ response: HTTPResponse, on connection: OpaquePointer, method: String, route: String,
                        exchange: Exchange) -> MHD_Result {
+        deadlines.answering(connection)
         let handle: OpaquePointer?
         if let stream = response.stream {
             stream.attachConnection(connection)
@@ -164,6 +181,14 @@ public final class HTTPServer: @unchecked Sendable {
         return result
     }
 
+    fileprivate func connection(_ connection: OpaquePointer, notice: MHD_ConnectionNotificationCode) {
+        if todaysim_connection_started(notice) != 0 {
+            deadlines.opened(connection, socket: todaysim_connection_fd(connection))
+        } else {
+            deadlines.closed(connection)
+        }
+    }
+
     private func header(_ connection: OpaquePointer, _ name: String) -> String? {
         todaysim_request_header(connection, name).map { String(cString: $0) }
     }
@@ -173,7 +198,9 @@ public final class HTTPServer: @unchecked Sendable {
 /// the first call, released when the request completes.
 private final class Exchange: @unchecked Sendable {
     var body: [UInt8] = []
+    /// The body grew past the limit: the rest is counted and thrown away.
     var tooLarge = false
+    var discarded = 0
     var answered = false
     let startedAt = DispatchTime.now()
     private let lock = NSLock()
@@ -238,7 +265,12 @@ private let accessHandler: MHD_AccessHandlerCallback = { context, connection, ur
                          upload: upload, uploadSize: uploadSize, slot: slot)
 }
 
-private let requestCompleted: MHD_RequestCompletedCallback = { context, _, slot, _ in
+private let requestCompleted: MHD_RequestCompletedCallback = { context, connection, slot, _ in
     guard let context else { return }
-    Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue().completed(slot: slot)
+    Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue().completed(connection: connection, slot: slot)
+}
+
+private let connectionNotice: MHD_NotifyConnectionCallback = { context, connection, _, notice in
+    guard let context, let connection else { return }
+    Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue().connection(connection, notice: notice)
 }
