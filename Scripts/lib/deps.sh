@@ -22,6 +22,12 @@ ensure_test_tools() {
     install_packages "${missing[@]}"
 }
 
+# Debian's python3 makes virtual environments only with python3-venv (schemathesis runs in one).
+ensure_python_venv() {
+    python3 -c 'import ensurepip, venv' >/dev/null 2>&1 && return 0
+    install_packages python3-venv
+}
+
 install_packages() {
     [ "$#" -eq 0 ] && return 0
     echo "installing missing packages: $*" >&2

@@ -1,17 +1,29 @@
 """Abuse (issue 7, item 5): bodies over the limit, deeply nested or huge JSON, invalid UTF-8,
 wrong content types, malformed requests, hundreds of slow connections that never finish a
-request, thousands of sessions created fast. Each must get a clear answer or be cut off,
-ordinary clients must keep being served, memory must stay bounded and nothing in the store
-may change (reference sessions, their timelines and the session list are compared byte for
-byte after every phase).
+request (silent, partial or trickling a header byte now and then), thousands of sessions
+created fast. Each must get a clear answer or be cut off, ordinary clients must keep being
+served, long polls and event streams must outlive the request deadline, memory must stay
+bounded and nothing in the store may change (reference sessions, their timelines and the
+session list are compared byte for byte after every phase).
 
-    python3 abuse.py TODAYSIM_BINARY [SLOW=500] [CREATIONS=3000]
+    python3 abuse.py TODAYSIM_BINARY [SLOW=500] [CREATIONS=3000] [TIMEOUT=30]
+
+TIMEOUT is the server's --connection-timeout-seconds (it is started with it and with
+--heartbeat-seconds 1): the idle timeout and the deadline for a request's headers and body.
+A run takes about 10 s plus TIMEOUT + 2 s when the server cuts what it must (the slow phase
+waits at most TIMEOUT + max(3, TIMEOUT/3) s for it): about 40 s with the defaults (500 slow
+connections, 3000 creations, 30 s), about 13 s for `100 300 3` (the fast version for CI).
 
 Bounds (see the FAIL messages): an announced oversized body is answered 413 within 2 s; every
-other bad body within 10 s; ordinary requests during the slow phase all 200 with p99 under
-500 ms; idle partial connections closed by the server within 40 s (its timeout is 30 s);
-peak RSS (VmHWM) under 300 MiB and RSS growth over two more rounds of the bad bodies under
-40 MiB. Surprising behaviour that the brief does not call a failure is printed as FINDING.
+other bad body within 10 s; a chunked body that grows past 1 MiB but ends by 8 MiB gets a 413
+payload_too_large problem document; one that never ends has its connection cut after 8 MiB and
+within 5 s; ordinary requests during the slow phase all 200 with p99 under 500 ms; every idle
+partial connection and every trickler (a header byte every min(3, TIMEOUT/3) s) closed by the
+server within TIMEOUT + max(3, TIMEOUT/3) s of its opening; a long poll waiting TIMEOUT + 2 s
+answered 200 (when that fits in waitMs' 30 s, i.e. TIMEOUT < 28) and an event stream still open
+and getting heartbeats TIMEOUT + 2 s after it was opened; peak RSS (VmHWM) under 300 MiB and
+RSS growth over two more rounds of the bad bodies under 40 MiB. Surprising behaviour that the
+brief does not call a failure is printed as FINDING.
 """
 import http.client
 import json
@@ -32,17 +44,24 @@ from concurrent.futures import ThreadPoolExecutor
 BINARY = sys.argv[1]
 SLOW = int(sys.argv[2]) if len(sys.argv) > 2 else 500
 CREATIONS = int(sys.argv[3]) if len(sys.argv) > 3 else 3000
+TIMEOUT = int(sys.argv[4]) if len(sys.argv) > 4 else 30
+if not 1 <= TIMEOUT <= 3600:
+    raise SystemExit(f"abuse: TIMEOUT must be 1-3600 seconds (the server's --connection-timeout-seconds), not {TIMEOUT}")
 TRICKLERS = max(10, SLOW // 5)
-TRICKLE_SECONDS = 3.0
-IDLE_TIMEOUT = 30.0          # the server's libmicrohttpd connection timeout
-CUT_DEADLINE = IDLE_TIMEOUT + 10
+TRICKLE_SECONDS = min(3.0, TIMEOUT / 3)   # one header byte this often: always under the timeout
+IDLE_TIMEOUT = float(TIMEOUT)             # the server's idle timeout and request deadline
+CUT_BOUND = IDLE_TIMEOUT + max(3.0, IDLE_TIMEOUT / 3)  # every unfinished request cut within this of its opening
+LONG_POLL_MS = min(TIMEOUT * 1000 + 2000, 30000)      # waitMs of the long poll that must outlive the deadline
+HEARTBEAT_SECONDS = 1
+ENDLESS_CUT_SECONDS = 5      # an endless chunked upload must be cut within this
 ORDINARY_GETS, ORDINARY_INPUTS = 200, 50
 P99_BOUND_MS = 500
 PEAK_RSS_BOUND_MIB = 300
 ROUND_GROWTH_BOUND_MIB = 40
 ANSWER_SECONDS = 10          # every bad body must be answered within this
 LIMIT = 1 << 20
-CHUNK_CAP = 8 * LIMIT        # an unending chunked upload is given up after this many bytes
+CHUNK_CAP = 8 * LIMIT        # a chunked body past this has its connection cut
+ENDLESS_CAP = 4 * CHUNK_CAP  # an endless chunked upload not cut by then fails
 CREATION_THREADS = 8
 HOST = "127.0.0.1"
 
@@ -88,12 +107,43 @@ def readable(sock, seconds):
     return bool(poller.poll(int(seconds * 1000)))
 
 
+def how_closed(sock):
+    """What a socket the server may have closed holds: None (nothing yet), closed, an answer or a reset."""
+    try:
+        sock.setblocking(False)
+        data = sock.recv(65536)
+        return "closed" if not data else f"answered {short(data, 80)}"
+    except BlockingIOError:
+        return None
+    except OSError as error:
+        return f"reset ({error.__class__.__name__})"
+
+
+def note_cuts(entries, seconds):
+    """Waits up to `seconds` for the sockets of the entries not yet cut (entry["cut"] None) to be
+    closed by the server, and records when (monotonic) and how; returns how many are still open."""
+    poller, by_fd = select.poll(), {}
+    for entry in entries:
+        if entry["cut"] is None:
+            by_fd[entry["sock"].fileno()] = entry
+            poller.register(entry["sock"], select.POLLIN | select.POLLERR | select.POLLHUP)
+    if not by_fd:
+        return 0
+    events = poller.poll(int(seconds * 1000))
+    now = time.monotonic()
+    for fd, _ in events:
+        entry = by_fd[fd]
+        entry["cut"], entry["how"] = now, how_closed(entry["sock"]) or "readable"
+    return len(by_fd) - len(events)
+
+
 # MARK: the server
 
 def start():
     log = open(os.path.join(WORK, "server.log"), "wb")
     state["process"] = subprocess.Popen(
-        [BINARY, "serve", "--port", str(PORT), "--db", DB, "--quiet"], stdout=log, stderr=log)
+        [BINARY, "serve", "--port", str(PORT), "--db", DB, "--quiet", "--connection-timeout-seconds", str(TIMEOUT),
+         "--heartbeat-seconds", str(HEARTBEAT_SECONDS)], stdout=log, stderr=log)
     deadline = time.time() + 15
     while time.time() < deadline:
         if state["process"].poll() is not None:
@@ -328,44 +378,51 @@ def announced(what, path, length):
               f"{what}: 413 without a payload_too_large problem document: {short(result['raw'])}")
 
 
-def chunked(path, total, terminate=True, stop_when_answered=False):
-    """Streams `total` bytes of a JSON string in 64 KiB chunks; returns what happened."""
+def chunked(path, total, endless=False):
+    """Streams a JSON string of `total` body bytes in 64 KiB chunks, then the final 0-chunk, and
+    reads the answer. endless: no end to the JSON and no final chunk; stops as soon as the server
+    answers or cuts the connection (or at `total`). Returns what happened, with the body bytes
+    sent before it (`sent`) and the seconds from the first byte (`seconds`)."""
     sock = socket.create_connection((HOST, PORT), timeout=5)
-    sock.sendall(f"POST {path} HTTP/1.1\r\nHost: {HOST}\r\nContent-Type: application/json\r\n"
-                 f"Transfer-Encoding: chunked\r\n\r\n".encode())
     prefix, suffix = b'{"type":"todayPage.track","name":"', b'"}'
     sent, outcome = 0, None
     began = time.monotonic()
-    while sent < total:
-        size = min(65536, total - sent)
-        piece = b"a" * size
-        if sent == 0:
-            piece = prefix + piece[len(prefix):]
-        if sent + size == total:
-            piece = piece[:-len(suffix)] + suffix
-        try:
+    try:
+        sock.sendall(f"POST {path} HTTP/1.1\r\nHost: {HOST}\r\nContent-Type: application/json\r\n"
+                     f"Transfer-Encoding: chunked\r\n\r\n".encode())
+        while sent < total:
+            size = min(65536, total - sent)
+            piece = b"a" * size
+            if sent == 0:
+                piece = prefix + piece[len(prefix):]
+            if sent + size == total and not endless:
+                piece = piece[:-len(suffix)] + suffix
             sock.sendall(b"%x\r\n" % len(piece) + piece + b"\r\n")
-        except OSError as error:
-            outcome = {"kind": "cut", "error": repr(error), "sent": sent}
-            break
-        sent += size
-        if stop_when_answered and (readable(sock, 0) or (sent == total and readable(sock, 2.0))):
-            # (at the cap, 2 s of grace for an answer that is on its way)
-            result = read_answer(sock, time.monotonic() + 2)
-            outcome = {**result, "sent": sent, "during": True}
-            break
+            sent += size
+            if endless and readable(sock, 0):
+                break
+        if not endless:
+            sock.sendall(b"0\r\n\r\n")
+    except socket.timeout as error:  # the server stopped reading without a word: a hang
+        outcome = {"kind": "stalled", "error": repr(error)}
+    except OSError as error:
+        outcome = {"kind": "cut", "error": repr(error)}
     if outcome is None:
-        if terminate:
-            try:
-                sock.sendall(b"0\r\n\r\n")
-            except OSError as error:
-                outcome = {"kind": "cut", "error": repr(error), "sent": sent}
-        if outcome is None:
-            result = read_answer(sock, time.monotonic() + ANSWER_SECONDS)
-            outcome = {**result, "sent": sent, "during": False}
+        outcome = read_answer(sock, time.monotonic() + (2 if endless else ANSWER_SECONDS))
     sock.close()
-    outcome["seconds"] = time.monotonic() - began
+    outcome.update(sent=sent, seconds=time.monotonic() - began)
     return outcome
+
+
+def outcome_said(outcome):
+    """What came back, in a few words: kind, status, error."""
+    return " ".join(str(part) for part in (outcome["kind"], outcome.get("status"), outcome.get("error")) if part)
+
+
+def chunked_said(outcome):
+    """One line for a chunked outcome: what came back, after how many bytes and seconds."""
+    return (f"{outcome_said(outcome)} after {outcome['sent']} body bytes ({outcome['sent'] / LIMIT:.1f} MiB) in "
+            f"{outcome['seconds']:.2f} s: {short(outcome.get('raw', b''))}")
 
 
 def oversized():
@@ -373,17 +430,28 @@ def oversized():
         announced("2 MiB announced", path, 2 * LIMIT)
         announced("10 GiB announced", path, 10 << 30)
         announced("1 MiB + 1 announced", path, LIMIT + 1)
-    # A chunked upload that keeps going past the limit: 413 or the connection cut before CHUNK_CAP.
-    outcome = chunked("/v1/sessions/abuse-ref-1/web-events", CHUNK_CAP, stop_when_answered=True)
-    stopped = outcome["kind"] in ("cut", "closed", "reset") or outcome.get("status") == 413
-    check(outcome.get("during", True) and stopped,
-          f"chunked upload to /v1/sessions/abuse-ref-1/web-events: {outcome['sent']} bytes streamed in "
-          f"{outcome['seconds']:.2f} s (limit {LIMIT}) and neither a 413 nor the connection cut while it kept "
-          f"going; after the final 0-chunk: {outcome['kind']} {outcome.get('status')} "
-          f"{short(outcome.get('raw', b''))}")
-    tally["chunked"] = f"{outcome['kind']} {outcome.get('status', '')} after {outcome['sent'] >> 20} MiB".strip()
+    target = "/v1/sessions/abuse-ref-1/web-events"
+    # A chunked body that grows past the limit but ends within CHUNK_CAP: read on, then a clean 413.
+    ended = chunked(target, 2 * LIMIT)
+    ok = check(ended["kind"] == "answer" and ended.get("status") == 413,
+               f"a finished chunked body of {2 * LIMIT} bytes to {target} (64 KiB chunks, then 0\\r\\n\\r\\n) got "
+               f"{chunked_said(ended)}; expected a 413 answer after the final chunk")
+    if ok:
+        check(ended["fields"].get("content-type", "").startswith("application/problem+json")
+              and problem_code(ended["body"]) == "payload_too_large",
+              f"a finished chunked body of {2 * LIMIT} bytes: 413 without a payload_too_large problem document: "
+              f"{short(ended['raw'])}")
+    # A chunked body that never ends: the connection cut once it is past CHUNK_CAP, promptly.
+    endless = chunked(target, ENDLESS_CAP, endless=True)
+    cut = endless["kind"] in ("cut", "closed", "reset") or (
+        endless["kind"] == "answer" and endless.get("status") == 413
+        and endless["fields"].get("connection", "").lower() == "close")
+    check(cut and CHUNK_CAP <= endless["sent"] < ENDLESS_CAP and endless["seconds"] < ENDLESS_CUT_SECONDS,
+          f"an endless chunked upload to {target} (64 KiB chunks, no final chunk) got {chunked_said(endless)}; "
+          f"expected the connection cut past {CHUNK_CAP} bytes, before {ENDLESS_CAP}, within "
+          f"{ENDLESS_CUT_SECONDS} s")
     # Chunked, finished just over the limit: 413 (or cut), and exactly at it: not 413.
-    over = chunked("/v1/sessions/abuse-ref-1/web-events", LIMIT + 1)
+    over = chunked(target, LIMIT + 1)
     check(over["kind"] in ("cut", "closed", "reset") or over.get("status") == 413,
           f"a finished chunked body of {LIMIT + 1} bytes got {over['kind']} {over.get('status')}: "
           f"{short(over.get('raw', b''))}")
@@ -391,6 +459,11 @@ def oversized():
     check(exact.get("status") in (200, 400),
           f"a chunked body of exactly {LIMIT} bytes got {exact['kind']} {exact.get('status')}: "
           f"{short(exact.get('raw', b''))}")
+    tally.setdefault("endless", []).append(endless)
+    tally["chunked"] = (f"2 MiB ended: {outcome_said(ended)} in {ended['seconds']:.2f} s; endless (one a round): "
+                        + ", ".join(f"{outcome_said(e)} after {e['sent'] / LIMIT:.1f} MiB in {e['seconds']:.2f} s"
+                                    for e in tally["endless"])
+                        + f"; 1 MiB + 1: {outcome_said(over)}; exactly 1 MiB: {outcome_said(exact)}")
     # Exactly 1 MiB with Content-Length: a long string, and a whitespace-padded object.
     prefix, suffix = b'{"type":"todayPage.track","name":"', b'"}'
     expect("exactly 1 MiB (long string)", "POST", f"/v1/sessions/{SINK}/web-events",
@@ -482,7 +555,7 @@ LENIENT = [  # not malformed enough for every parser: any clear answer, recorded
      b"POST /v1/sessions/abuse-ref-1/web-events HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n"
      b"Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n"),
 ]
-lingering = []  # (what, socket, sent at): no answer yet; must be closed by the idle timeout
+lingering = []  # (what, socket, sent at): no answer yet; must be closed by the server's timeout
 
 
 def content_types():
@@ -531,8 +604,8 @@ def content_types():
 
 
 class Tricklers:
-    """Connections that send one header byte every TRICKLE_SECONDS, from the start of the run to
-    the end of the slow phase (so they are well past the server's idle timeout when counted)."""
+    """Connections that send one header byte every TRICKLE_SECONDS (under the idle timeout) from
+    the start of the run: the request deadline must cut each within CUT_BOUND of its opening."""
     TEXT = b"GET /v1/sessions/abuse-ref-1 HTTP/1.1\r\nHost: x\r\nX-Trickle: " + b"a" * 100_000
 
     def __init__(self, count):
@@ -540,31 +613,18 @@ class Tricklers:
         for _ in range(count):
             sock = socket.create_connection((HOST, PORT), timeout=5)
             sock.sendall(self.TEXT[:1])
-            self.entries.append({"sock": sock, "bytes": 1, "cut": None, "how": None})
-        self.opened = time.monotonic()
-        self.thread = threading.Thread(target=self.run)
+            self.entries.append({"sock": sock, "opened": time.monotonic(), "bytes": 1, "cut": None, "how": None})
+        self.thread = threading.Thread(target=self.run, daemon=True)
         self.thread.start()
 
-    def sweep(self):
-        """Records tricklers the server closed (EOF, reset or an answer)."""
-        poller, by_fd = select.poll(), {}
-        for entry in self.entries:
-            if entry["cut"] is None:
-                by_fd[entry["sock"].fileno()] = entry
-                poller.register(entry["sock"], select.POLLIN | select.POLLERR | select.POLLHUP)
-        for fd, _ in poller.poll(0):
-            entry = by_fd[fd]
-            entry["cut"] = time.monotonic() - self.opened
-            try:
-                entry["sock"].setblocking(False)
-                data = entry["sock"].recv(65536)
-                entry["how"] = "closed" if not data else f"answered {short(data, 80)}"
-            except OSError as error:
-                entry["how"] = f"reset ({error.__class__.__name__})"
-
     def run(self):
-        while not self.done.wait(TRICKLE_SECONDS):
-            self.sweep()
+        next_byte = time.monotonic() + TRICKLE_SECONDS
+        while not self.done.is_set():
+            if not note_cuts(self.entries, min(0.25, max(0.0, next_byte - time.monotonic()))):
+                return  # every one cut
+            if time.monotonic() < next_byte:
+                continue
+            next_byte += TRICKLE_SECONDS
             for entry in self.entries:
                 if entry["cut"] is not None:
                     continue
@@ -572,16 +632,20 @@ class Tricklers:
                     entry["sock"].send(self.TEXT[entry["bytes"]:entry["bytes"] + 1])
                     entry["bytes"] += 1
                 except OSError as error:
-                    entry["cut"] = time.monotonic() - self.opened
-                    entry["how"] = f"send failed ({error.__class__.__name__})"
+                    entry["cut"], entry["how"] = time.monotonic(), f"send failed ({error.__class__.__name__})"
 
-    def stop(self):
+    def open(self):
+        return sum(1 for entry in self.entries if entry["cut"] is None)
+
+    def stop(self, until):
+        """Waits until every trickler is cut or `until` (monotonic), then closes them all."""
+        while time.monotonic() < until and self.open():
+            time.sleep(0.1)
         self.done.set()
         self.thread.join()
-        self.sweep()
+        note_cuts(self.entries, 0)
         for entry in self.entries:
             entry["sock"].close()
-        return time.monotonic() - self.opened
 
 
 PARTIAL_REQUESTS = {
@@ -605,12 +669,98 @@ def ordinary_plan():
     return plan + gets[len(inputs) * 4:] + inputs[len(gets) // 4:]
 
 
+class EventStream:
+    """`GET /v1/sessions/{id}/events` on a raw socket, read in a thread: what came when, and
+    whether (when, how) the server ended the stream."""
+
+    def __init__(self, session):
+        self.path = f"/v1/sessions/{session}/events"
+        self.sock = socket.create_connection((HOST, PORT), timeout=5)
+        self.opened = time.monotonic()
+        self.sock.sendall(f"GET {self.path} HTTP/1.1\r\nHost: {HOST}\r\nAccept: text/event-stream\r\n\r\n".encode())
+        self.pieces, self.ended, self.how, self.done = [], None, None, threading.Event()
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+
+    def run(self):
+        self.sock.settimeout(0.25)
+        while not self.done.is_set():
+            try:
+                data = self.sock.recv(65536)
+            except socket.timeout:
+                continue
+            except OSError as error:
+                self.ended, self.how = time.monotonic(), f"reset ({error.__class__.__name__})"
+                return
+            if not data:
+                self.ended, self.how = time.monotonic(), "closed"
+                return
+            self.pieces.append((time.monotonic(), data))
+
+    def received(self):
+        return b"".join(data for _, data in self.pieces)
+
+    def heartbeats(self, after=0.0):
+        """The `: heartbeat` comments that came `after` seconds or more after the stream was opened."""
+        return sum(data.count(b": heartbeat") for at, data in self.pieces if at - self.opened >= after)
+
+    def close(self):
+        self.done.set()
+        self.thread.join()
+        self.sock.close()
+
+
+def long_poll(result):
+    """GET result["path"] (a long poll), waiting up to LONG_POLL_MS + ANSWER_SECONDS; fills `result`."""
+    began = time.monotonic()
+    try:
+        status, _, data, seconds = call("GET", result["path"], timeout=LONG_POLL_MS / 1000 + ANSWER_SECONDS)
+        result.update(status=status, data=data, seconds=seconds)
+    except (OSError, http.client.HTTPException) as error:
+        result.update(error=repr(error), seconds=time.monotonic() - began)
+
+
+def ages_said(ages):
+    return f"{ages[0]:.1f}-{ages[-1]:.1f} s" if ages else "-"
+
+
+def hows_said(entries):
+    hows = {}
+    for entry in entries:
+        how = "answered" if (entry["how"] or "").startswith("answered") else entry["how"]
+        hows[how] = hows.get(how, 0) + 1
+    return ", ".join(f"{count} {how}" for how, count in sorted(hows.items(), key=lambda kv: str(kv[0]))) or "none"
+
+
+def judge_cuts(entries, what, detail):
+    """Every entry (sock, opened, cut, how) must have been cut by the server within CUT_BOUND of
+    its opening; a cut well before the timeout, or an answer before the close, is a FINDING.
+    Returns the cut entries and their ages, shortest first."""
+    cut = [entry for entry in entries if entry["cut"] is not None]
+    ages = sorted(entry["cut"] - entry["opened"] for entry in cut)
+    late = [age for age in ages if age > CUT_BOUND]
+    check(len(cut) == len(entries) and not late,
+          f"{len(entries) - len(cut)} of {len(entries)} {what} ({detail}) still open {CUT_BOUND:.0f} s after their "
+          f"opening, {len(late)} cut later than that (ages {ages_said(ages)}); the server's timeout and request "
+          f"deadline is {TIMEOUT} s")
+    early = [age for age in ages if age < IDLE_TIMEOUT - 1]
+    if early:
+        finding(f"{len(early)} {what} were cut before the {TIMEOUT} s timeout (earliest after {early[0]:.1f} s)")
+    answered = [entry["how"] for entry in cut if entry["how"].startswith("answered")]
+    if answered:
+        finding(f"{len(answered)} {what} got an answer before being closed, e.g. {answered[0]}")
+    return cut, ages
+
+
 def slow():
-    """SLOW never-finished requests (and the tricklers) while an ordinary client works; then the
-    server's idle timeout must close every partial one."""
+    """SLOW never-finished requests (and the tricklers) while an ordinary client works, a long poll
+    waits and an event stream runs; then the server must have closed every partial one and every
+    trickler within CUT_BOUND, and answered the long poll and kept the stream."""
     kinds = list(PARTIAL_REQUESTS)
-    sockets = []  # dicts: kind, sock, sent (monotonic of its last byte), cut, how
+    sockets = []  # dicts: kind, sock, opened (monotonic), cut (monotonic), how
     before = json.loads(call("GET", f"/v1/sessions/{LIVE}")[2])["version"]
+    stream = EventStream(REFERENCE[2])
+    trickling = state["tricklers"].open()
     began = time.monotonic()
     for index in range(SLOW):
         kind = kinds[index % len(kinds)]
@@ -621,37 +771,29 @@ def slow():
         except OSError as error:
             check(False, f"slow connection {index} ({kind}) could not be opened: {error!r}")
             break
-        sockets.append({"kind": kind, "sock": sock, "sent": time.monotonic(), "cut": None, "how": None})
+        sockets.append({"kind": kind, "sock": sock, "opened": time.monotonic(), "cut": None, "how": None})
     opened = time.monotonic() - began
     last_open = time.monotonic()
     done = threading.Event()
 
     def watch():
-        poller, by_fd = select.poll(), {}
-        for entry in sockets:
-            by_fd[entry["sock"].fileno()] = entry
-            poller.register(entry["sock"], select.POLLIN | select.POLLERR | select.POLLHUP)
-        while by_fd and not done.is_set():
-            for fd, _ in poller.poll(200):
-                entry = by_fd.pop(fd, None)
-                if entry is None:
-                    continue
-                poller.unregister(fd)
-                entry["cut"] = time.monotonic()
-                try:
-                    entry["sock"].setblocking(False)
-                    data = entry["sock"].recv(65536)
-                    entry["how"] = "closed" if not data else f"answered {short(data, 80)}"
-                except OSError as error:
-                    entry["how"] = f"reset ({error.__class__.__name__})"
+        while not done.is_set() and note_cuts(sockets, 0.2):
+            pass
 
-    watcher = threading.Thread(target=watch)
+    watcher = threading.Thread(target=watch, daemon=True)
     watcher.start()
+    polled = {}
+    poller = None
+    if TIMEOUT < 28:  # (waitMs is at most 30000): a long poll after the last entry of a session that stays still
+        last = page_all(f"/v1/sessions/{REFERENCE[1]}/timeline", "entries")[0][-1]["seq"]
+        polled["path"] = f"/v1/sessions/{REFERENCE[1]}/timeline?after={last}&waitMs={LONG_POLL_MS}"
+        poller = threading.Thread(target=long_poll, args=(polled,), daemon=True)
+        poller.start()
 
     # The ordinary client: a fresh connection per request, spread over the time the slow ones are open.
     latencies, errors, unsent, inputs_answered, ok = [], [], 0, 0, 0
     plan = ordinary_plan()
-    spread = IDLE_TIMEOUT - 4 - (time.monotonic() - last_open)
+    spread = max(0.0, IDLE_TIMEOUT * 13 / 15 - (time.monotonic() - last_open))
     for index, (method, path, body) in enumerate(plan):
         time.sleep(max(0.0, last_open + spread * index / len(plan) - time.monotonic()))
         if time.monotonic() > last_open + spread + 5:
@@ -670,14 +812,26 @@ def slow():
     served_during = time.monotonic() - last_open
     check(not errors and not unsent,
           f"{len(errors)} of {len(plan)} ordinary requests failed{f' and {unsent} were not sent (out of time)' if unsent else ''}"
-          f" while {len(sockets)} slow and {TRICKLERS} trickling connections were open: {errors[:3]}")
+          f" while {len(sockets)} slow and {trickling} trickling connections were open: {errors[:3]}")
     latencies.sort()
     p50 = latencies[len(latencies) // 2] if latencies else float("nan")
     p99 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))] if latencies else float("nan")
     check(p99 < P99_BOUND_MS, f"ordinary p99 {p99:.1f} ms is over {P99_BOUND_MS} ms")
 
-    # The idle timeout: every partial connection closed by the server.
-    while time.monotonic() < last_open + CUT_DEADLINE and any(s["cut"] is None for s in sockets):
+    # The event stream: no request deadline while it is being answered.
+    time.sleep(max(0.0, stream.opened + IDLE_TIMEOUT + 2 - time.monotonic()))
+    stream_age, received = time.monotonic() - stream.opened, stream.received()
+    beats, late_beats = stream.heartbeats(), stream.heartbeats(after=IDLE_TIMEOUT)
+    ended = f"ended ({stream.how}) after {stream.ended - stream.opened:.1f} s" if stream.ended else "still open"
+    check(stream.ended is None and received.startswith(b"HTTP/1.1 200 ") and b"text/event-stream" in received
+          and late_beats > 0,
+          f"the event stream GET {stream.path} (opened at the start of the slow phase) is {ended} at "
+          f"{stream_age:.1f} s with {beats} heartbeats, {late_beats} of them after the {TIMEOUT} s deadline "
+          f"(one every {HEARTBEAT_SECONDS} s expected); it began {short(received, 200)}")
+    stream.close()
+
+    # The deadline: every partial connection closed by the server within CUT_BOUND of its opening.
+    while time.monotonic() < last_open + CUT_BOUND and any(s["cut"] is None for s in sockets):
         time.sleep(0.25)
     done.set()
     watcher.join()
@@ -685,54 +839,49 @@ def slow():
     check(after - before == inputs_answered == ORDINARY_INPUTS,
           f"the live session's version went {before} -> {after}; {inputs_answered} of {ORDINARY_INPUTS} ordinary "
           f"inputs answered 200")
-    cut = [s for s in sockets if s["cut"] is not None]
-    ages = sorted(s["cut"] - s["sent"] for s in cut)
-    still = [s for s in sockets if s["cut"] is None]
-    check(not still, f"{len(still)} of {len(sockets)} partial connections still open {CUT_DEADLINE:.0f} s after "
-                     f"their last byte (kinds: {sorted({s['kind'] for s in still})})")
-    early = [a for a in ages if a < IDLE_TIMEOUT - 1]
-    if early:
-        finding(f"{len(early)} partial connections were cut before the {IDLE_TIMEOUT:.0f} s idle timeout "
-                f"(earliest after {early[0]:.1f} s)")
-    answered = [s["how"] for s in cut if s["how"] and s["how"].startswith("answered")]
-    if answered:
-        finding(f"{len(answered)} partial connections got an answer before being closed, e.g. {answered[0]}")
+    cut, ages = judge_cuts(sockets, "partial connections",
+                           f"kinds still open: {sorted({s['kind'] for s in sockets if s['cut'] is None})}")
     for entry in sockets:
         entry["sock"].close()
 
-    # The tricklers: held past the idle timeout by their bytes? Recorded, not failed (see FINDING).
+    # The long poll: parked past the deadline, then answered as usual.
+    if poller:
+        poller.join()
+        entries = json.loads(polled["data"]).get("entries") if polled.get("status") == 200 else None
+        check(polled.get("status") == 200 and entries == [] and polled["seconds"] >= IDLE_TIMEOUT,
+              f"the long poll GET {polled.get('path')} (started during the slow phase, waitMs over the {TIMEOUT} s "
+              f"deadline) got {polled.get('status') or polled.get('error')} after {polled['seconds']:.1f} s: "
+              f"{short(polled.get('data', b''))}; expected 200 with no entries after {LONG_POLL_MS / 1000:.0f} s")
+        tally["long poll"] = (f"long poll waitMs={LONG_POLL_MS}: {polled.get('status') or polled.get('error')} after "
+                              f"{polled['seconds']:.1f} s")
+    else:
+        tally["long poll"] = f"long poll: not tried (waitMs caps at 30000, not over the {TIMEOUT} s deadline)"
+    tally["stream"] = (f"event stream {ended} at {stream_age:.1f} s, {beats} heartbeats ({late_beats} after "
+                       f"{TIMEOUT} s)")
+
+    # The tricklers: each cut within CUT_BOUND of its opening, whatever bytes it still sends.
     tricklers = state["tricklers"]
-    time.sleep(max(0.0, tricklers.opened + IDLE_TIMEOUT + 3 * TRICKLE_SECONDS - time.monotonic()))
-    age = tricklers.stop()
-    trickler_cut = [t for t in tricklers.entries if t["cut"] is not None]
-    trickler_open = len(tricklers.entries) - len(trickler_cut)
+    tricklers.stop(until=max(t["opened"] for t in tricklers.entries) + CUT_BOUND)
     most = max(t["bytes"] for t in tricklers.entries)
-    if trickler_open:
-        finding(f"{trickler_open} of {len(tricklers.entries)} tricklers (one header byte every "
-                f"{TRICKLE_SECONDS:.0f} s, {most} bytes sent of 'GET /v1/sessions/abuse-ref-1 HTTP/1.1...') were "
-                f"still open after {age:.0f} s: each byte resets libmicrohttpd's {IDLE_TIMEOUT:.0f} s idle timeout "
-                f"and nothing bounds the time to a complete request")
-    # The malformed requests that got no answer must have been closed by the idle timeout by now.
+    trickler_cut, trickler_ages = judge_cuts(
+        tricklers.entries, "tricklers",
+        f"one header byte every {TRICKLE_SECONDS:g} s, up to {most} bytes sent of {short(Tricklers.TEXT, 60)}")
+    trickler_open = len(tricklers.entries) - len(trickler_cut)
+    # The malformed requests that got no answer must have been closed by the timeout by now.
     closed_lingering = 0
     for what, sock, sent in lingering:
-        sock.setblocking(False)
-        try:
-            data = sock.recv(65536)
-            how = "closed" if not data else f"answered {short(data, 80)}"
-        except BlockingIOError:
-            how = None
-        except OSError as error:
-            how = f"reset ({error.__class__.__name__})"
+        how = how_closed(sock)
         closed_lingering += how is not None
         check(how is not None, f"malformed request {what!r} still open {time.monotonic() - sent:.0f} s after it "
                                f"was sent, without an answer")
         sock.close()
     kinds_cut = ", ".join(f"{sum(1 for s in cut if s['kind'] == kind)} {kind}" for kind in kinds)
     tally["slow"] = (f"{len(sockets)} slow connections opened in {opened:.1f} s, {len(cut)} cut by the server "
-                     f"({kinds_cut}) after {ages[0] if ages else 0:.1f}-{ages[-1] if ages else 0:.1f} s idle; "
-                     f"{len(tricklers.entries)} tricklers, {len(trickler_cut)} cut, {trickler_open} still open "
-                     f"after {age:.0f} s; {len(lingering)} unanswered malformed requests, {closed_lingering} closed "
-                     f"by the idle timeout")
+                     f"({kinds_cut}; {hows_said(cut)}) after {ages_said(ages)} (bound {CUT_BOUND:.0f} s); "
+                     f"{len(tricklers.entries)} tricklers (a byte every {TRICKLE_SECONDS:g} s), {len(trickler_cut)} "
+                     f"cut ({hows_said(trickler_cut)}) after {ages_said(trickler_ages)} with up to {most} bytes sent, "
+                     f"{trickler_open} still open; {len(lingering)} unanswered malformed requests, {closed_lingering} "
+                     f"closed by the timeout")
     tally["ordinary"] = (f"ordinary client: {ok}/{len(plan)} answered 200 over {served_during:.0f} s, "
                          f"p50 {p50:.1f} ms p99 {p99:.1f} ms max {latencies[-1] if latencies else 0:.1f} ms")
 
@@ -850,7 +999,8 @@ def main():
     statuses = ", ".join(f"{k} x{v}" for k, v in sorted(tally["statuses"].items(), key=lambda kv: str(kv[0])))
     rss = ", ".join(f"{name} {kib / 1024:.0f}" for name, kib in rss_figures)
     print(f"abuse test: {tally['bad']} bad or borderline requests answered ({statuses}), slowest "
-          f"{tally['slowest_bad']:.2f} s; chunked past the limit: {tally.get('chunked')}; {tally.get('slow')}; "
+          f"{tally['slowest_bad']:.2f} s; chunked past the limit: {tally.get('chunked')}; timeout {TIMEOUT} s: "
+          f"{tally.get('slow')}; {tally.get('long poll')}; {tally.get('stream')}; "
           f"{tally.get('ordinary')}; {tally.get('creations')}; RSS MiB: {rss}, peak {peak:.0f} "
           f"(bound {PEAK_RSS_BOUND_MIB}), growth over rounds 2-3 {growth:.1f} (bound {ROUND_GROWTH_BOUND_MIB}); "
           f"store unchanged at every checkpoint: {'yes' if not any('store changed' in f for f in failures) else 'NO'}; "
