@@ -22,9 +22,16 @@ ensure_test_tools() {
     install_packages "${missing[@]}"
 }
 
-# Debian's python3 makes virtual environments only with python3-venv (schemathesis runs in one).
+# Debian's python3 makes virtual environments (with pip) only with python3-venv installed
+# (schemathesis runs in one): try one, install the package when that fails.
 ensure_python_venv() {
-    python3 -c 'import ensurepip, venv' >/dev/null 2>&1 && return 0
+    local probe
+    probe=$(mktemp -d "${TMPDIR:-/tmp}/todaysim-venv-probe.XXXXXX")
+    if python3 -m venv "$probe/venv" >/dev/null 2>&1; then
+        rm -rf "$probe"
+        return 0
+    fi
+    rm -rf "$probe"
     install_packages python3-venv
 }
 
