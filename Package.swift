@@ -27,8 +27,10 @@ let package = Package(
         .target(name: "TodayStore", dependencies: ["TodayHost", "CSQLite"]),
         // The OpenAPI document, kept at OpenAPI/todaysim.yaml and served at /openapi.yaml.
         .target(name: "TodayOpenAPI", path: "OpenAPI", resources: [.copy("todaysim.yaml")]),
+        // The browser bridge shim, kept at Web/bridge.js (for bundling) and served at /bridge.js.
+        .target(name: "TodayWeb", path: "Web", resources: [.copy("bridge.js")]),
         // The HTTP API on libmicrohttpd.
-        .target(name: "TodayServer", dependencies: ["TodayHost", "TodayStore", "TodayOpenAPI", "CMicroHTTPD"]),
+        .target(name: "TodayServer", dependencies: ["TodayHost", "TodayStore", "TodayOpenAPI", "TodayWeb", "CMicroHTTPD"]),
         .executableTarget(name: "todaysim", dependencies: ["TodayServer", "TodayStore", "TodayHost"]),
         // The storage ceiling Scripts/bench compares the service against.
         .executableTarget(name: "todaysim-bench", dependencies: ["TodayStore", "TodayHost"]),

@@ -1,6 +1,7 @@
 import Foundation
 import TodayHost
 import TodayOpenAPI
+import TodayWeb
 import TodayStore
 
 /// The HTTP API of spec/API.md over a session store: the route table and its handlers.
@@ -8,6 +9,7 @@ public final class TodayService: Sendable {
     public let router: Router
     private let log: RequestLog
     private let access: Access?
+    private let crossOrigin: CrossOrigin
     private let store: SessionStore
     /// Parked `waitMs` timeline requests.
     public let waiters = TimelineWaiters()
@@ -18,9 +20,10 @@ public final class TodayService: Sendable {
     /// `access`: the tokens required on every endpoint but `/healthz`, `/bridge.js` and CORS
     /// preflights, and the label each may see.
     public init(store: SessionStore, scheduler: WallClockScheduler?, log: RequestLog, heartbeat: TimeInterval = 15,
-                expiry: SessionExpiry? = nil, access: Access? = nil) {
+                expiry: SessionExpiry? = nil, access: Access? = nil, crossOrigin: CrossOrigin = CrossOrigin(origins: [])) {
         self.log = log
         self.access = access
+        self.crossOrigin = crossOrigin
         self.store = store
         let streams = EventStreams(store: store, heartbeat: heartbeat)
         self.streams = streams
@@ -47,6 +50,10 @@ public final class TodayService: Sendable {
             ])
             return HTTPResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")],
                                 body: Array(text.utf8))
+        }
+        router.add("GET", "/bridge.js") { _, _ in
+            HTTPResponse(status: 200, headers: [("Content-Type", "text/javascript; charset=utf-8"), ("Cache-Control", "no-cache")],
+                         body: WebAssets.bridgeScript)
         }
         router.add("GET", "/openapi.yaml") { _, _ in
             HTTPResponse(status: 200, headers: [("Content-Type", "application/yaml")], body: OpenAPIDocument.bytes)
@@ -90,6 +97,18 @@ public final class TodayService: Sendable {
 
     /// Routes one request; every failure becomes a problem document.
     public func respond(_ request: HTTPRequest) -> (HTTPResponse, routeName: String) {
+        let origin = request.header("Origin")
+        if request.method == "OPTIONS" {
+            guard case let .methodNotAllowed(methods) = router.match(method: "OPTIONS", path: request.path) else {
+                return (APIError.notFound(request.path).response, "-")
+            }
+            return (crossOrigin.preflight(origin: origin, methods: methods), "OPTIONS")
+        }
+        let (response, route) = route(request)
+        return (response.adding(crossOrigin.headers(for: origin)), route)
+    }
+
+    private func route(_ request: HTTPRequest) -> (HTTPResponse, routeName: String) {
         var request = request
         if let access {
             switch access.scope(for: request) {

@@ -13,6 +13,8 @@ enum CommandLineInterface {
                               [--token T] [--token-file PATH] | [--no-auth]
                               (a token is required to serve beyond loopback; a token file holds
                               `TOKEN LABEL` lines: each token sees only its label's sessions)
+                              [--allow-origin ORIGIN ...]  (pages of these origins may call the API:
+                              CORS for the browser bridge /bridge.js; none by default)
                todaysim timeline ID [--follow] [--after SEQ] [--server URL]
                todaysim report ID [--junit] [--server URL]
                todaysim --help | --version
@@ -34,6 +36,7 @@ enum CommandLineInterface {
         var token = ProcessInfo.processInfo.environment["TODAYSIM_TOKEN"]
         var tokenFile = ProcessInfo.processInfo.environment["TODAYSIM_TOKEN_FILE"]
         var noAuth = false
+        var allowedOrigins: [String] = []
     }
 
     static func main(_ arguments: [String]) -> Int32 {
@@ -74,7 +77,7 @@ enum CommandLineInterface {
                 print(usage)
                 exit(0)
             }
-            guard ["--host", "--port", "--db", "--threads", "--synchronous", "--heartbeat-seconds", "--retention-seconds", "--token", "--token-file", "--connection-timeout-seconds"].contains(flag) else { fail("unknown flag \(flag)", usage: true) }
+            guard ["--host", "--port", "--db", "--threads", "--synchronous", "--heartbeat-seconds", "--retention-seconds", "--token", "--token-file", "--connection-timeout-seconds", "--allow-origin"].contains(flag) else { fail("unknown flag \(flag)", usage: true) }
             guard let value = rest.popFirst() else { fail("\(flag) needs a value", usage: true) }
             switch flag {
             case "--host": options.host = value
@@ -89,6 +92,11 @@ enum CommandLineInterface {
                 options.durability = durability
             case "--token": options.token = value
             case "--token-file": options.tokenFile = value
+            case "--allow-origin":
+                guard value == "*" || value.hasPrefix("http://") || value.hasPrefix("https://") else {
+                    fail("--allow-origin takes an origin like http://localhost:3000 (or *), got \(value)", usage: false)
+                }
+                options.allowedOrigins.append(value.hasSuffix("/") ? String(value.dropLast()) : value)
             case "--retention-seconds":
                 guard let seconds = Double(value), seconds >= 0 else { fail("--retention-seconds must be a number >= 0", usage: false) }
                 options.retentionSeconds = seconds
@@ -165,7 +173,7 @@ enum CommandLineInterface {
         let expiry = SessionExpiry(store: store, retentionMs: options.retentionSeconds.map { Millis($0 * 1000) },
                                    log: { line in log.note(line) })
         let service = TodayService(store: store, scheduler: scheduler, log: log, heartbeat: options.heartbeat, expiry: expiry,
-                                   access: access)
+                                   access: access, crossOrigin: CrossOrigin(origins: options.allowedOrigins))
         let server: HTTPServer
         do {
             server = try HTTPServer(host: options.host, port: options.port, threads: options.threads,

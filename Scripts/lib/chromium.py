@@ -1,0 +1,71 @@
+"""Headless Chromium over --remote-debugging-pipe (the DevTools protocol on fds 3/4), with
+python3's standard library only. Used by Scripts/dashboard-test and Scripts/bridge-test.
+
+Not `--dump-dom`/`--screenshot --virtual-time-budget`: virtual time stands still while any fetch
+is pending, and a page's event stream is a fetch that never ends, so a virtual-time budget never
+runs out. Every wait here is bounded in real time instead.
+"""
+import json, os, select, signal, subprocess, time
+
+
+class Chromium:
+    """One browser with one page; `report(ok, name, detail)` receives the verdicts of `wait`."""
+
+    def __init__(self, tmp, report, size=(1400, 900)):
+        argv = ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+                "--no-default-browser-check", "--hide-scrollbars", f"--window-size={size[0]},{size[1]}",
+                "--remote-debugging-pipe", f"--user-data-dir={tmp}/chrome", "about:blank"]
+        a_r, a_w = os.pipe(); b_r, b_w = os.pipe()
+        def child():  # the browser reads commands on fd 3 and writes answers on fd 4
+            x, y = os.dup(a_r), os.dup(b_w)
+            os.dup2(x, 3); os.dup2(y, 4)
+            for fd in {a_r, a_w, b_r, b_w, x, y} - {3, 4}:
+                os.close(fd)
+        log = open(f"{tmp}/chrome.log", "w")
+        self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log, close_fds=False,
+                                     start_new_session=True, preexec_fn=child)
+        os.close(a_r); os.close(b_w)
+        self.w, self.r, self.buf, self.n, self.session, self.report = a_w, b_r, b"", 0, None, report
+        target = self.call("Target.createTarget", {"url": "about:blank"}, browser=True)["targetId"]
+        self.session = self.call("Target.attachToTarget", {"targetId": target, "flatten": True}, browser=True)["sessionId"]
+        self.call("Emulation.setDeviceMetricsOverride", {"width": size[0], "height": size[1], "deviceScaleFactor": 1, "mobile": False})
+
+    def call(self, method, params=None, timeout=15, browser=False):
+        self.n += 1
+        msg = {"id": self.n, "method": method, "params": params or {}}
+        if self.session and not browser: msg["sessionId"] = self.session
+        os.write(self.w, json.dumps(msg).encode() + b"\0")
+        end = time.time() + timeout
+        while True:
+            while b"\0" in self.buf:
+                raw, self.buf = self.buf.split(b"\0", 1)
+                m = json.loads(raw)
+                if m.get("id") == self.n:
+                    if "error" in m: raise RuntimeError(f"{method}: {m['error'].get('message')}")
+                    return m["result"]
+            left = end - time.time()
+            if left <= 0 or not select.select([self.r], [], [], left)[0]: raise TimeoutError(f"{method}: no answer in {timeout} s")
+            chunk = os.read(self.r, 1 << 20)
+            if not chunk: raise EOFError("chromium exited")
+            self.buf += chunk
+
+    def js(self, expr):
+        r = self.call("Runtime.evaluate", {"expression": expr, "returnByValue": True, "awaitPromise": True})
+        if "exceptionDetails" in r: raise RuntimeError(r["exceptionDetails"].get("exception", {}).get("description", "script error"))
+        return r["result"].get("value")
+
+    def wait(self, name, expr, timeout=15, show="null"):
+        """Reports `name` passed once `expr` is true, or failed (with `show`'s value) after `timeout` s."""
+        end, value = time.time() + timeout, None
+        probe = f"(() => {{ try {{ return [!!({expr}), {show}]; }} catch (e) {{ return [false, String(e)]; }} }})()"
+        while time.time() < end:
+            ok, value = self.js(probe)
+            if ok: self.report(True, name); return True
+            time.sleep(0.1)
+        self.report(False, name, f"still false after {timeout} s: {expr} (seen: {value})"); return False
+
+    def close(self):
+        try: self.call("Browser.close", browser=True, timeout=5)
+        except Exception: pass
+        try: self.proc.wait(10)
+        except subprocess.TimeoutExpired: os.killpg(self.proc.pid, signal.SIGKILL); self.proc.wait()
