@@ -182,6 +182,9 @@ import TodayStore
             #expect(refused.status == 2, "\(name)")
             #expect(refused.stderr.contains(message), "\(name): \(refused.stderr)")
         }
+        let badOrigin = try run(["serve", "--port", "0", "--db", ":memory:", "--allow-origin", "localhost:3000"])
+        #expect(badOrigin.status == 2)
+        #expect(badOrigin.stderr.hasPrefix("todaysim: --allow-origin takes an origin like http://localhost:3000"))
         let missing = try run(["serve", "--port", "0", "--db", ":memory:", "--token-file", folder.path + "/absent"])
         #expect(missing.status == 2)
         #expect(missing.stderr.hasPrefix("todaysim: cannot read the token file"))

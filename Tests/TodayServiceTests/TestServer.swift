@@ -19,13 +19,17 @@ final class TestServer: @unchecked Sendable {
     let token: String?
     /// `--token-file` pairs: tokens that see one label only.
     let labelTokens: [(token: String, label: String)]
+    /// `--allow-origin` origins.
+    let allowedOrigins: [String]
     private(set) var base: URL
     let logLines = LockedLines()
 
-    init(retentionMs: Millis? = nil, token: String? = nil, labelTokens: [(token: String, label: String)] = []) throws {
+    init(retentionMs: Millis? = nil, token: String? = nil, labelTokens: [(token: String, label: String)] = [],
+         allowedOrigins: [String] = []) throws {
         self.retentionMs = retentionMs
         self.token = token
         self.labelTokens = labelTokens
+        self.allowedOrigins = allowedOrigins
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("todaysim-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         databasePath = directory.appendingPathComponent("sessions.sqlite").path
@@ -45,7 +49,8 @@ final class TestServer: @unchecked Sendable {
         let scheduler = WallClockScheduler(store: store, log: log)
         let expiry = SessionExpiry(store: store, retentionMs: retentionMs, log: { line in log.note(line) })
         let service = TodayService(store: store, scheduler: scheduler, log: log, heartbeat: 0.3, expiry: expiry,
-                                   access: Access(token: token, labelled: labelTokens))
+                                   access: Access(token: token, labelled: labelTokens),
+                                   crossOrigin: CrossOrigin(origins: allowedOrigins))
         let server = try HTTPServer(host: "127.0.0.1", port: 0, threads: 2, log: log, respond: service.respond)
         scheduler.start()
         scheduler.poke()
