@@ -11,8 +11,9 @@ chooses, a server restart with a request made before the page's stream reconnect
 link click; the page must have seen exactly the native -> Web messages of
 the timeline, in order, and the session's report must say conforms: true. A todayPage.* call
 never rejects, even when the HTTP call fails; another call does. Broken run (session s2, the
-same page with broken=1): the report must list exactly M1 for every request it answered twice
-and M3 for the pull it showed header feedback for.
+same page with broken=1, loading the repository's Web/bridge.js from the page's own origin, set
+up by window.todaysimBridge with another event name): the report must list exactly M1 for every
+request it answered twice and M3 for the pull it showed header feedback for.
 Prints "PASS|FAIL\tname\tdetail" lines and "N passed, M failed" last; exits 1 on any failure.
 """
 import http.client, json, os, socket, subprocess, sys, tempfile, time, urllib.request
@@ -73,7 +74,9 @@ def results_for(session, request_id):
 
 
 def open_page(session, broken=False):
-    page = f"{PAGE}/index.html?todaysim={BASE}&session={session}" + ("&broken=1" if broken else "")
+    page = f"{PAGE}/Scripts/examples/today-page/index.html?todaysim={BASE}&session={session}"
+    if broken:  # and with the bundled copy, set up by a global with another event name
+        page += "&broken=1&bundled=/Web/bridge.js"
     chrome.call("Page.navigate", {"url": page})
     chrome.wait(f"{session}: the page loads the shim and boots (its own refresh answered)",
                 "window.fixture && fixture.booted && fixture.answered.length === 1 && window.todaysimBridge", timeout=15,
@@ -122,7 +125,7 @@ def conforming_run():
     chrome.js("document.getElementById('chat-link').click()")
     eventually("a today:// link click reached the host as webView.navigationAction",
                lambda: any(e["type"] == "webView.navigationAction" for e in entries("s1", "bridge")))
-    check("the page did not navigate away", chrome.js("location.pathname"), "/index.html")
+    check("the page did not navigate away", chrome.js("location.pathname"), "/Scripts/examples/today-page/index.html")
     api("POST", "/v1/sessions/s1/clock", {"advanceMs": 2000})
     eventually("every answer reached the session", lambda: all(len(results_for("s1", i)) == 1 for i in ["p1", "fg-1", "lw-1", "tab-1"]))
 
@@ -154,6 +157,9 @@ def conforming_run():
 def broken_run():
     api("POST", "/v1/sessions", {"uid": "u2", "id": "s2"}, expect=201)
     open_page("s2", broken=True)
+    check("the bundled shim took its settings from window.todaysimBridge",
+          chrome.js("[todaysimBridge.base, todaysimBridge.session, todaysimBridge.event, document.scripts[1].src]"),
+          [BASE, "s2", "todaysim:native", PAGE + "/Web/bridge.js"])
     boot_id = chrome.js("fixture.answered[0]")
     native_request("s2", "gestures", {"type": "pull", "requestId": "p2"}, "p2")
     api("POST", "/v1/sessions/s2/lifecycle", {"type": "background"})
@@ -195,11 +201,11 @@ PORT, PAGE_PORT = free_port(), free_port()
 BASE, PAGE = f"http://127.0.0.1:{PORT}", f"http://127.0.0.1:{PAGE_PORT}"
 server = start_server()
 pages = subprocess.Popen([sys.executable, "-m", "http.server", str(PAGE_PORT), "--bind", "127.0.0.1",
-                          "--directory", os.path.join(ROOT, "Scripts", "examples", "today-page")],
+                          "--directory", ROOT],
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 chrome = None
 try:
-    await_url(PAGE + "/index.html")
+    await_url(PAGE + "/Scripts/examples/today-page/index.html")
     chrome = Chromium(tmp, report)
     for run in (conforming_run, broken_run):
         try:
