@@ -13,6 +13,9 @@
  *   base          the todaysim server (default: where this script came from)
  *   access_token  a token for a server started with --token / --token-file
  *   event         the DOM event native -> Web messages arrive as (default "todayNativeEvent")
+ *   loads         "reload" (default): when the host loads the document again (a recovery or
+ *                 manual-repeat reload, a termination, an account switch), the page reloads
+ *                 too, as a WebView would; "ignore": the page stays
  *
  * What it does:
  *   - window.__todayWebView = the session's document.injected {platform, surface,
@@ -28,7 +31,8 @@
  *   - a click on a link to today://... becomes webView.navigationAction {url} instead of a
  *     navigation the browser cannot follow.
  * window.todaysimBridge (filled in) also carries `ready`, a Promise settled once the event
- * stream is open, and `received`, the native -> Web messages dispatched so far.
+ * stream is open, `received`, the native -> Web messages dispatched so far, and `document`,
+ * the session's document as the page loaded (`loadId`, `url`, `requestId` of a host reload).
  * A page on another origin than the server needs the server started with
  * --allow-origin <the page's origin>.
  */
@@ -46,6 +50,7 @@
   var session = setting("session", null);
   var token = setting("access_token", setting("token", null));
   var eventName = setting("event", "todayNativeEvent");
+  var followLoads = setting("loads", "reload") === "reload";
   if (!session) throw new Error("todaysim bridge: no session (bridge.js?session=ID, or window.todaysimBridge.session)");
   var sessionUrl = base + "/v1/sessions/" + encodeURIComponent(session);
   function url(path, query) {
@@ -125,6 +130,14 @@
     received.push(entry.data.payload);
     window.dispatchEvent(new CustomEvent(eventName, {detail: entry.data.payload}));
   });
+  // The host loaded the document again: so does the page (the new load's view, with the
+  // requestId its URL carries, is read when the shim runs again).
+  stream.addEventListener("navigation", function (event) {
+    var entry = JSON.parse(event.data);
+    if (!followLoads || entry.data.loadId <= view.document.loadId) return;
+    stream.close();
+    location.reload();
+  });
   stream.addEventListener("resolution", function (event) {
     var entry = entryOf(event);
     if (!entry) return;
@@ -147,7 +160,7 @@
 
   window.todayWebViewBridge = {emit: emit};
   window.todaysimBridge = {
-    base: base, session: session, event: eventName, ready: ready, received: received,
+    base: base, session: session, event: eventName, ready: ready, received: received, document: view.document,
     close: function () { stream.close(); },
   };
 })();

@@ -141,6 +141,22 @@ def conforming_run():
     check("the report's native requests all succeeded", answered,
           {"p1": "succeeded", "fg-1": "succeeded", "lw-1": "succeeded", "tab-1": "succeeded"})
 
+    # Two pulls within 10 s: the host reloads the document (manualRepeat), so the page reloads
+    # and answers the reload's request (mode hard).
+    api("POST", "/v1/sessions/s1/clock", {"advanceMs": 11000})
+    native_request("s1", "gestures", {"type": "pull", "requestId": "p3"}, "p3")
+    api("POST", "/v1/sessions/s1/gestures", {"type": "pull", "requestId": "p4"})
+    reload = api("GET", "/v1/sessions/s1")["document"]
+    check("a second pull within 10 s made the host reload the document", (reload["loadId"], reload["cause"]), (2, "manualRepeat"))
+    chrome.wait("the page reloaded with the host and answered the reload's request",
+                f"window.fixture && fixture.load.loadId === 2 && fixture.answered.indexOf({json.dumps(reload['requestId'])}) >= 0",
+                show="window.fixture && JSON.stringify(fixture.load)")
+    eventually("the reload's hard refreshResult reached the session", lambda: len(results_for("s1", reload["requestId"])) == 1)
+    result = api("GET", "/v1/sessions/s1/report")
+    outcomes = {r["requestId"]: (r["kind"], r["outcome"]) for r in result["requests"] if r["requestId"] in ("p3", reload["requestId"])}
+    check("after the reload the report still conforms, the reload succeeded",
+          (result["conforms"], outcomes[reload["requestId"]]), (True, ("reload", "succeeded")))
+
     # The bridge rule: todayPage.* resolves undefined, never rejects, even when HTTP fails.
     check("an unknown todayPage.* event resolves undefined",
           chrome.js("todayWebViewBridge.emit('todayPage.somethingNew', {schemaVersion: 1}).then(v => v === undefined ? 'undefined' : v)"),
