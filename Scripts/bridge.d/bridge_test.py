@@ -1,6 +1,7 @@
 """The browser bridge end to end (issue 8): the fixture Today Page (Scripts/examples/today-page)
 with /bridge.js, in headless Chromium, against a live todaysim session, the page served from
-another origin (so CORS is exercised). Drives the session over HTTP and checks both sides.
+another origin (so CORS is exercised), the server
+started with a token (so the shim's access_token is exercised). Drives the session over HTTP and checks both sides.
 
     python3 bridge_test.py TODAYSIM_BINARY
 
@@ -43,7 +44,8 @@ def free_port():
 
 def api(method, path, body=None, expect=200):
     connection = http.client.HTTPConnection("127.0.0.1", PORT, timeout=10)
-    connection.request(method, path, json.dumps(body) if body is not None else None, {"Content-Type": "application/json"})
+    connection.request(method, path, json.dumps(body) if body is not None else None,
+                       {"Content-Type": "application/json", "Authorization": f"Bearer {TOKEN}"})
     answer = connection.getresponse()
     data = answer.read()
     connection.close()
@@ -74,7 +76,7 @@ def results_for(session, request_id):
 
 
 def open_page(session, broken=False):
-    page = f"{PAGE}/Scripts/examples/today-page/index.html?todaysim={BASE}&session={session}"
+    page = f"{PAGE}/Scripts/examples/today-page/index.html?todaysim={BASE}&session={session}&access_token={TOKEN}"
     if broken:  # and with the bundled copy, set up by a global with another event name
         page += "&broken=1&bundled=/Web/bridge.js"
     chrome.call("Page.navigate", {"url": page})
@@ -200,7 +202,7 @@ def await_url(address):
 
 def start_server():
     process = subprocess.Popen([BIN, "serve", "--port", str(PORT), "--db", f"{tmp}/db.sqlite", "--allow-origin", PAGE,
-                                "--quiet"], stderr=open(f"{tmp}/server.log", "a"))
+                                "--token", TOKEN, "--quiet"], stderr=open(f"{tmp}/server.log", "a"))
     await_url(BASE + "/healthz")
     return process
 
@@ -213,7 +215,7 @@ def restart_server():
 
 
 tmp = tempfile.mkdtemp(prefix="todaysim-bridge-")
-PORT, PAGE_PORT = free_port(), free_port()
+PORT, PAGE_PORT, TOKEN = free_port(), free_port(), "bridge-test-token"
 BASE, PAGE = f"http://127.0.0.1:{PORT}", f"http://127.0.0.1:{PAGE_PORT}"
 server = start_server()
 pages = subprocess.Popen([sys.executable, "-m", "http.server", str(PAGE_PORT), "--bind", "127.0.0.1",
