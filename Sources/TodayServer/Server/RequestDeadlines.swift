@@ -40,7 +40,9 @@ final class RequestDeadlines: @unchecked Sendable {
         lock.unlock()
     }
 
-    /// libmicrohttpd closed a connection (before it closes the socket).
+    /// libmicrohttpd closed a connection. It says so before it closes the socket, and the
+    /// checker shuts sockets down under the same lock, so a socket number reused by a new
+    /// connection is never shut down for an old one.
     func closed(_ connection: OpaquePointer) {
         lock.lock()
         watches[connection] = nil
