@@ -85,7 +85,7 @@ def wrk_once(url, script=None, connections=CONNECTIONS, env=None):
         command += ["-s", os.path.join(HERE, script)]
     token = f"r{time.time_ns()}"
     output = subprocess.run(command + [url], capture_output=True, text=True,
-                            env={**os.environ, "BENCH_TOKEN": token, **(env or {})},
+                            env={**os.environ, "BENCH_TOKEN": token, "BENCH_DIR": HERE, **(env or {})},
                             timeout=SECONDS + 30).stdout
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1))
     def percentile(label):

@@ -1,12 +1,7 @@
 -- A realistic cycle per request stream: pull -> loading release -> firstBatchRendered ->
 -- allBatchesRendered -> refreshResult, on the sessions bench-0 .. bench-(N-1).
 -- Each wrk thread walks its own sessions; every request is a real input.
-local sessions = tonumber(os.getenv("BENCH_SESSIONS") or "64")
-local thread_counter = 0
-function setup(thread)
-  thread:set("tid", thread_counter)
-  thread_counter = thread_counter + 1
-end
+dofile(os.getenv("BENCH_DIR") .. "/roundrobin.lua")
 -- Request ids are unique per run (BENCH_TOKEN), so repeated runs on the same sessions stay valid.
 local token = os.getenv("BENCH_TOKEN") or tostring(os.time())
 local n = 0
