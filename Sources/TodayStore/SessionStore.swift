@@ -600,23 +600,8 @@ public final class SessionStore: @unchecked Sendable {
     /// Purges sessions closed for longer than `retentionMs`; returns how many.
     @discardableResult
     public func purgeClosed(olderThan retentionMs: Millis) throws(StoreError) -> Int {
-        writeLock.lock()
-        defer { writeLock.unlock() }
-        do {
-            try statements.begin.run()
-            let expired = try statements.expiredRetention.rows([.integer(unixNow() - retentionMs)]) { ($0.int64(0), $0.text(1) ?? "") }
-            for (ord, _) in expired {
-                for statement in [statements.purgeTimeline, statements.purgeRequests, statements.purgeViolations, statements.purgeSession] {
-                    try statement.run([.integer(ord)])
-                }
-            }
-            try statements.commit.run()
-            cache.remove(expired.map(\.1))
-            notifyChanged(expired.map(\.1))
-            return expired.count
-        } catch {
-            try? statements.rollback.run()
-            throw .database(error)
+        try purgeSessions { () throws(SQLiteError) in
+            try statements.expiredRetention.rows([.integer(unixNow() - retentionMs)]) { ($0.int64(0), $0.text(1) ?? "") }
         }
     }
 
@@ -629,20 +614,28 @@ public final class SessionStore: @unchecked Sendable {
     /// Ends and deletes every session with `label` (or, with `nil`, every session): rows,
     /// timelines, ledgers and violations. Returns how many were deleted.
     public func purge(label: String?) throws(StoreError) -> Int {
+        try purgeSessions { () throws(SQLiteError) in
+            try statements.sessionsToPurge.rows([.text(label), .text(label)]) { ($0.int64(0), $0.text(1) ?? "") }
+        }
+    }
+
+    /// Deletes the sessions `select` finds (`(ord, id)` rows, read in the same transaction)
+    /// with their timelines, ledgers and violations, all or nothing; returns how many.
+    private func purgeSessions(_ select: () throws(SQLiteError) -> [(Int64, String)]) throws(StoreError) -> Int {
         writeLock.lock()
         defer { writeLock.unlock() }
         do {
             try statements.begin.run()
-            let ids = try statements.sessionsToPurge.rows([.text(label), .text(label)]) { ($0.int64(0), $0.text(1) ?? "") }
-            for (ord, _) in ids {
+            let doomed = try select()
+            for (ord, _) in doomed {
                 for statement in [statements.purgeTimeline, statements.purgeRequests, statements.purgeViolations, statements.purgeSession] {
                     try statement.run([.integer(ord)])
                 }
             }
             try statements.commit.run()
-            cache.remove(ids.map(\.1))
-            notifyChanged(ids.map(\.1))
-            return ids.count
+            cache.remove(doomed.map(\.1))
+            notifyChanged(doomed.map(\.1))
+            return doomed.count
         } catch {
             try? statements.rollback.run()
             throw .database(error)
