@@ -113,7 +113,6 @@ public final class HTTPServer: @unchecked Sendable {
                 // read on and thrown away so its end can be answered `413` cleanly (an answer
                 // queued mid-upload only closes the connection); one that goes on past
                 // `discardLimit` is cut off.
-                exchange.tooLarge = true
                 exchange.body = []
                 exchange.discarded += size
                 return exchange.discarded > Self.discardLimit ? .NO : .YES
@@ -198,9 +197,9 @@ public final class HTTPServer: @unchecked Sendable {
 /// the first call, released when the request completes.
 private final class Exchange: @unchecked Sendable {
     var body: [UInt8] = []
-    /// The body grew past the limit: the rest is counted and thrown away.
-    var tooLarge = false
+    /// Bytes thrown away once the body grew past the limit.
     var discarded = 0
+    var tooLarge: Bool { discarded > 0 }
     var answered = false
     let startedAt = DispatchTime.now()
     private let lock = NSLock()
