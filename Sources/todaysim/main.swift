@@ -98,10 +98,15 @@ enum CommandLineInterface {
                 }
                 options.allowedOrigins.append(value.hasSuffix("/") ? String(value.dropLast()) : value)
             case "--retention-seconds":
-                guard let seconds = Double(value), seconds >= 0 else { fail("--retention-seconds must be a number >= 0", usage: false) }
+                // Bounded so that seconds × 1000 and every sum with a clock reading stay integers.
+                guard let seconds = Double(value), seconds >= 0, seconds <= 315_360_000 else {
+                    fail("--retention-seconds must be a number from 0 to 315360000 (10 years)", usage: false)
+                }
                 options.retentionSeconds = seconds
             case "--heartbeat-seconds":
-                guard let seconds = Double(value), seconds > 0 else { fail("--heartbeat-seconds must be a positive number", usage: false) }
+                guard let seconds = Double(value), seconds > 0, seconds <= 3600 else {
+                    fail("--heartbeat-seconds must be a number above 0 and at most 3600", usage: false)
+                }
                 options.heartbeat = seconds
             case "--connection-timeout-seconds":
                 guard let seconds = Int(value), (1...3600).contains(seconds) else {

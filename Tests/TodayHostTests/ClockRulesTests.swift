@@ -151,4 +151,32 @@ import Testing
             try SessionRunner(config: config)
         }
     }
+    @Test func c1_theClockStopsAtItsCeilingAndAMovePastItChangesNothing() throws {
+        var runner = SessionRunner.make()
+        try runner.advance(by: clockCeilingMs)
+        #expect(runner.now == clockCeilingMs)
+        let version = runner.session.version
+        // Once overflowed Int64 (issue 12, item 1): refused, the session as it was.
+        #expect(throws: InputError.invalidField("advanceMs", "would move the clock from \(clockCeilingMs) ms past its ceiling of \(clockCeilingMs) ms")) {
+            try runner.advance(by: clockCeilingMs)
+        }
+        #expect(throws: InputError.self) { try runner.advance(by: 1) }
+        #expect(throws: InputError.self) { try runner.advance(to: clockCeilingMs + 1) }
+        #expect(runner.now == clockCeilingMs)
+        #expect(runner.session.version == version)
+    }
+
+    @Test func c2_aTimerDuePastTheCeilingIsNeverReachedAndItsArmingNeverTraps() throws {
+        var runner = SessionRunner.make { $0.timing.pullWatchdogMs = clockCeilingMs }
+        try runner.advance(by: 10)
+        try runner.apply(.gesture(.pull(requestId: "p1")))  // pull watchdog due at 9e15 + 10
+        #expect(runner.session.watchdogs.map(\.dueAtMs) == [5010, clockCeilingMs + 10])
+        try runner.toNextTimer()  // the soft deadline, within the ceiling
+        let before = runner.session
+        #expect(throws: InputError.self) { try runner.toNextTimer() }
+        #expect(throws: InputError.self) { try runner.runUntilIdle() }
+        #expect(runner.session == before, "a refused move fires nothing")
+        // A clock reading from before the ceiling existed: arming saturates instead of trapping.
+        #expect(Instant(ms: .max - 5, step: 1).deadline(after: clockCeilingMs).dueAtMs == .max)
+    }
 }

@@ -76,6 +76,12 @@ import TodayStore
         let port = try run(["serve", "--port", "99999"])
         #expect(port.status == 2)
         #expect(port.stderr == "todaysim: --port must be 0-65535, got 99999\n")
+        // Once converted to milliseconds unchecked (issue 12, item 1): an overflow trap at start.
+        for (flag, value) in [("--retention-seconds", "inf"), ("--retention-seconds", "1e300"), ("--heartbeat-seconds", "inf")] {
+            let huge = try run(["serve", "--port", "0", "--db", ":memory:", flag, value])
+            #expect(huge.status == 2, "\(flag) \(value): \(huge.stderr)")
+            #expect(huge.stderr.hasPrefix("todaysim: \(flag) must be a number"), "\(huge.stderr)")
+        }
     }
 
     @Test func aBusyPortIsAClearError() throws {

@@ -1,6 +1,12 @@
 /// Milliseconds on a session's clock (C1).
 public typealias Millis = Int64
 
+/// The furthest a session clock may go: 9e15 ms (about 285,000 years), the contract's largest
+/// integer. A clock move that would pass it is refused (400, nothing changes), so every sum of a
+/// clock reading and a client's duration (each at most this ceiling) stays far from `Int64`
+/// overflow.
+public let clockCeilingMs: Millis = 9_000_000_000_000_000
+
 /// A reading of the session clock together with the step it happens in. Every input and every
 /// timer firing is one step; timers armed in the same step fire in `TimerKind` order when due
 /// at the same time (C2).
@@ -14,8 +20,12 @@ public struct Instant: Equatable, Sendable {
     }
 
     /// A deadline `delay` after this instant, armed in this step.
+    /// Saturates at `Millis.max`: a clock and a delay within the ceiling never come near it,
+    /// but a session stored before the ceiling existed may hold a larger reading, and a sum on
+    /// a client's number must never trap.
     public func deadline(after delay: Millis) -> Deadline {
-        Deadline(dueAtMs: ms + delay, armedInStep: step)
+        let (due, overflow) = ms.addingReportingOverflow(delay)
+        return Deadline(dueAtMs: overflow ? .max : due, armedInStep: step)
     }
 }
 

@@ -8,15 +8,21 @@ extension HostSession {
         switch move {
         case let .advanceBy(delta):
             guard delta >= 0 else { throw .invalidField("advanceMs", "must be a non-negative integer") }
-            advance(to: nowMs + delta, lateness: false, &log)
+            let (target, overflow) = nowMs.addingReportingOverflow(delta)
+            guard !overflow, target <= clockCeilingMs else {
+                throw .invalidField("advanceMs", "would move the clock from \(nowMs) ms past its ceiling of \(clockCeilingMs) ms")
+            }
+            advance(to: target, lateness: false, &log)
         case let .advanceTo(target):
             guard target >= nowMs else { throw .invalidField("toMs", "must not be before nowMs (\(nowMs))") }
+            guard target <= clockCeilingMs else { throw .invalidField("toMs", "must be at most the clock's ceiling of \(clockCeilingMs) ms") }
             advance(to: target, lateness: false, &log)
         case .toNextTimer:
             guard let next = watchdogs.first else { return .ignored(.noTimer) }
+            try checkWithinCeiling(next, field: "toNextTimer")
             advance(to: next.dueAtMs, lateness: false, &log)
         case .runUntilIdle:
-            return runUntilIdle(cap: runUntilIdleCap, &log)
+            return try runUntilIdle(cap: runUntilIdleCap, &log)
         }
         return .applied
     }
@@ -31,10 +37,19 @@ extension HostSession {
         nowMs = max(nowMs, target)
     }
 
-    mutating func runUntilIdle(cap: Int, _ log: inout StepLog) -> Outcome {
+    /// A timer due past the clock's ceiling cannot fire: the move that would reach it is
+    /// refused whole (`apply` works on a copy, so timers fired before it are dropped too).
+    private func checkWithinCeiling(_ next: Watchdog, field: String) throws(InputError) {
+        guard next.dueAtMs <= clockCeilingMs else {
+            throw .invalidField(field, "the next timer (\(next.kind)) is due at \(next.dueAtMs) ms, past the clock's ceiling of \(clockCeilingMs) ms")
+        }
+    }
+
+    mutating func runUntilIdle(cap: Int, _ log: inout StepLog) throws(InputError) -> Outcome {
         var fired = 0
         while let next = watchdogs.first {
             guard fired < cap else { return .appliedWithNote("loopCap") }
+            try checkWithinCeiling(next, field: "runUntilIdle")
             fire(next, lateMs: nil, &log)
             fired += 1
         }
