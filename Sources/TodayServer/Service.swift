@@ -40,7 +40,17 @@ public final class TodayService: Sendable {
         let events = EventHandlers(store: store, streams: streams)
         var router = Router()
         router.add("GET", "/") { _, _ in HTTPResponse(status: 200, headers: [("Content-Type", "text/html; charset=utf-8")], body: Array(DashboardPage.html.utf8)) }
+        // Liveness: the process serves (an orchestrator restarts on it). Readiness: the storage
+        // takes writes (a restart would not bring a full disk back, so it is a separate probe).
         router.add("GET", "/healthz") { _, _ in .json(["status": "ok"]) }
+        router.add("GET", "/readyz") { [store] _, _ in
+            store.probeStorage()
+            let (state, _) = store.health.snapshot
+            let ready = state == .ok
+            return HTTPResponse(status: ready ? 200 : 503, headers: [("Content-Type", "application/json"), ("Cache-Control", "no-store")]
+                                    + (ready ? [] : [("Retry-After", "5")]),
+                                body: Array(#"{"status":"\#(ready ? "ok" : "degraded")","storage":"\#(state.rawValue)"}"#.utf8))
+        }
         router.add("GET", "/metrics") { [store] _, _ throws(APIError) in
             let counts: (active: Int, closed: Int)
             do throws(StoreError) { counts = try store.sessionCounts() } catch { throw APIError(error) }

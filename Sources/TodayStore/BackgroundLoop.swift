@@ -5,7 +5,8 @@ import Foundation
 public final class BackgroundLoop: @unchecked Sendable {
     private let name: String
     private let nextWake: @Sendable () -> Date?
-    private let work: @Sendable () -> Void
+    private let work: @Sendable () throws -> Void
+    private let report: @Sendable (String) -> Void
     private let condition = NSCondition()
     // Guarded by `condition`.
     private var stopped = false
@@ -13,10 +14,14 @@ public final class BackgroundLoop: @unchecked Sendable {
     private var finished = false
     private var started = false
 
-    /// `nextWake` returning `nil` sleeps until a poke.
-    public init(name: String, nextWake: @escaping @Sendable () -> Date?, work: @escaping @Sendable () -> Void) {
+    /// `nextWake` returning `nil` sleeps until a poke. Work that throws is retried with a
+    /// growing wait (`RetryBackoff`), pokes notwithstanding, and `report` hears of it.
+    public init(name: String, nextWake: @escaping @Sendable () -> Date?,
+                report: @escaping @Sendable (String) -> Void = { _ in },
+                work: @escaping @Sendable () throws -> Void) {
         self.name = name
         self.nextWake = nextWake
+        self.report = report
         self.work = work
     }
 
@@ -47,11 +52,21 @@ public final class BackgroundLoop: @unchecked Sendable {
     }
 
     private func run() {
+        var backoff = RetryBackoff()
         while true {
-            let wake = nextWake()
+            let planned = nextWake()
             condition.lock()
-            if !stopped, !poked {
-                if let wake { _ = condition.wait(until: wake) } else { condition.wait() }
+            while !stopped {
+                if let until = backoff.until, Date() < until {
+                    _ = condition.wait(until: until)
+                    continue
+                }
+                if poked { break }
+                guard let planned else {
+                    condition.wait()
+                    continue
+                }
+                if Date() >= planned || !condition.wait(until: planned) { break }
             }
             poked = false
             if stopped {
@@ -61,7 +76,12 @@ public final class BackgroundLoop: @unchecked Sendable {
                 return
             }
             condition.unlock()
-            work()
+            do {
+                try work()
+                if let line = backoff.succeeded() { report("\(name): \(line)") }
+            } catch {
+                if let line = backoff.failed(error, at: Date()) { report("\(name): \(line)") }
+            }
         }
     }
 }

@@ -36,37 +36,53 @@ final class GroupCommit: @unchecked Sendable {
     private let lock = NSLock()
     // Guarded by `lock`.
     private var queue: [Pending] = []
+    private var stopped = false
+    private let commit: @Sendable ([Pending]) -> Void
     private var loop: BackgroundLoop!
 
     /// `commit` writes one batch and sets each input's result; it runs on the writer thread.
     init(commit: @escaping @Sendable ([Pending]) -> Void) {
-        loop = BackgroundLoop(name: "todaysim-writer", nextWake: { nil }) { [unowned self] in
-            while true {
-                lock.lock()
-                let batch = queue
-                queue = []
-                lock.unlock()
-                if batch.isEmpty { return }
-                commit(batch)
-                for pending in batch {
-                    guard let result = pending.result else { preconditionFailure("a committed batch left an input unanswered") }
-                    pending.completion(result)
-                }
-            }
-        }
+        self.commit = commit
+        loop = BackgroundLoop(name: "todaysim-writer", nextWake: { nil }) { [unowned self] in drain() }
         loop.start()
     }
 
+    /// Writes what is queued, batch after batch, until the queue is empty.
+    private func drain() {
+        while true {
+            lock.lock()
+            let batch = queue
+            queue = []
+            lock.unlock()
+            if batch.isEmpty { return }
+            commit(batch)
+            for pending in batch {
+                guard let result = pending.result else { preconditionFailure("a committed batch left an input unanswered") }
+                pending.completion(result)
+            }
+        }
+    }
+
+    /// Queues `pending`; once stopped, answers it at once with nothing written.
     func submit(_ pending: Pending) {
         lock.lock()
+        guard !stopped else {
+            lock.unlock()
+            pending.completion(.failure(.storageUnavailable("the store is closed")))
+            return
+        }
         queue.append(pending)
         lock.unlock()
         loop.poke()
     }
 
-    /// Stops the writer thread once the inputs already queued are written.
+    /// Stops the writer thread, then writes what was already queued: every input submitted
+    /// before the stop is answered.
     func stop() {
-        loop.poke()
+        lock.lock()
+        stopped = true
+        lock.unlock()
         loop.stop()
+        drain()
     }
 }

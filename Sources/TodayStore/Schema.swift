@@ -75,8 +75,26 @@ enum Schema {
         """,
     ]
 
+    /// Refuses a damaged file at start (`PRAGMA quick_check`: every page and index entry,
+    /// without comparing index contents, so it stays fast on large files).
+    static func check(_ database: Database, path: String) throws(StoreError) {
+        do {
+            let statement = try database.prepare("PRAGMA quick_check(3)")
+            var problems: [String] = []
+            while try statement.step() { problems.append((statement.text(0) ?? "").split(whereSeparator: \.isNewline).joined(separator: " ")) }
+            guard problems == ["ok"] else {
+                throw StoreError.damaged(path: path, detail: problems.joined(separator: "; "))
+            }
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw .damaged(path: path, detail: "\(error)")
+        }
+    }
+
     /// Brings the database to `currentVersion`; refuses one written by a newer todaysim.
-    static func migrate(_ database: Database, durability: Durability) throws(StoreError) {
+    /// `mark`: the file is new (or from before the mark) and gets todaysim's `application_id`.
+    static func migrate(_ database: Database, durability: Durability, mark: Bool = false) throws(StoreError) {
         do {
             try database.execute("PRAGMA journal_mode = WAL")
             try database.execute("PRAGMA synchronous = \(durability.rawValue)")
@@ -91,6 +109,7 @@ enum Schema {
                 }
                 version += 1
             }
+            if mark { try database.execute("PRAGMA application_id = \(DatabaseFile.applicationId)") }
         } catch let error as StoreError {
             throw error
         } catch let error as SQLiteError {

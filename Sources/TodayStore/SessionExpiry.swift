@@ -20,14 +20,11 @@ public final class SessionExpiry: @unchecked Sendable {
                 }
                 return wake
             },
+            report: log,
             work: {
-                do {
-                    try store.closeIdleSessions()
-                    try store.forgetIdempotencyKeys(olderThan: 24 * 60 * 60 * 1000)
-                    if let retentionMs { try store.purgeClosed(olderThan: retentionMs) }
-                } catch {
-                    log("expiry: \(error)")
-                }
+                try store.closeIdleSessions()
+                try store.forgetIdempotencyKeys(olderThan: 24 * 60 * 60 * 1000)
+                if let retentionMs { try store.purgeClosed(olderThan: retentionMs) }
             })
     }
 

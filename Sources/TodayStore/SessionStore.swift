@@ -20,6 +20,12 @@ public final class SessionStore: @unchecked Sendable {
     private let checkpointer: WALCheckpointer?
     /// What the store counts for `/metrics`.
     public let metrics = Metrics()
+    /// Whether the storage takes writes, for `/readyz`.
+    public let health = StorageHealth()
+    private let path: String
+    private let fileLock: DatabaseLock?
+    // Guarded by `writeLock`: set by `close()`.
+    private var closed = false
     private let observersLock = NSLock()
     // Guarded by `observersLock`.
     private var observers: [@Sendable ([String]) -> Void] = []
@@ -70,27 +76,41 @@ public final class SessionStore: @unchecked Sendable {
         for observer in current { observer(ids) }
     }
 
-    /// Tests set this to make the next commit fail as a full disk would (guarded by `writeLock`).
-    var failNextCommitForTesting = false
+    /// Tests: how many of the next commits fail as on a full disk (guarded by `writeLock`).
+    var failingCommitsForTesting = 0
     private let unixNow: @Sendable () -> Millis
 
     public static let systemUnixNow: @Sendable () -> Millis = {
         Millis((Date().timeIntervalSince1970 * 1000).rounded(.down))
     }
 
-    /// Opens (creating and migrating) the database at `path`, or `:memory:`.
+    /// Opens (creating and migrating) the database at `path`, or `:memory:`. Refuses, before
+    /// SQLite touches it, a file another todaysim serves or another program's file; refuses a
+    /// read-only or damaged one.
     public init(path: String, durability: Durability = .normal, cacheCapacity: Int = 4096,
                 unixNow: @escaping @Sendable () -> Millis = SessionStore.systemUnixNow) throws(StoreError) {
+        self.path = path
+        let onDisk = path != ":memory:"
+        // The header first: another program's file gets not even a lock file beside it.
+        let unmarked = onDisk ? try DatabaseFile.admit(path, supportedVersion: Schema.currentVersion) : true
+        fileLock = onDisk ? try DatabaseLock(databasePath: path) : nil
         do {
             database = try Database(path: path)
         } catch {
             throw .database(error)
         }
-        try Schema.migrate(database, durability: durability)
+        if onDisk {
+            guard !database.isReadOnly else { throw .unusable(path: path, reason: "it is read-only for this process") }
+            try Schema.check(database, path: path)
+        }
+        try Schema.migrate(database, durability: durability, mark: unmarked)
+        // The mark and the schema into the main file now: the next process reads them from
+        // the header before it opens anything.
+        if onDisk { try? database.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
         do {
             statements = try StoreStatements(database)
-            readStatements = path == ":memory:" ? nil : try StoreStatements(try Database(path: path))
-            if path != ":memory:" {
+            readStatements = onDisk ? try StoreStatements(try Database(path: path)) : nil
+            if onDisk {
                 checkpointer = try WALCheckpointer(path: path, durability: durability)
                 try database.execute("PRAGMA wal_autocheckpoint = \(WALCheckpointer.writerFallbackPages)")
             } else {
@@ -103,16 +123,28 @@ public final class SessionStore: @unchecked Sendable {
         self.unixNow = unixNow
         groupCommit = GroupCommit { [weak self] batch in
             guard let self else {
-                for pending in batch { pending.result = .failure(.database(SQLiteError(code: -1, message: "the store is closed", sql: nil))) }
+                for pending in batch { pending.result = .failure(.storageUnavailable("the store is closed")) }
                 return
             }
             commitBatch(batch)
         }
     }
 
+    /// Stops writing and releases the database file's lock, so another server may open it.
+    /// Writes after it fail; reads still answer.
+    public func close() {
+        groupCommit.stop()
+        checkpointer?.stop()
+        writeLock.lock()
+        closed = true
+        writeLock.unlock()
+        fileLock?.release()
+    }
+
     deinit {
         groupCommit.stop()
         checkpointer?.stop()
+        fileLock?.release()
     }
 
     /// What one write committed: the engine's answer, the session after it, and each new
@@ -213,9 +245,10 @@ public final class SessionStore: @unchecked Sendable {
 
     /// Forgets idempotency keys older than `windowMs`.
     public func forgetIdempotencyKeys(olderThan windowMs: Millis) throws(StoreError) {
-        writeLock.lock()
-        defer { writeLock.unlock() }
-        do { try statements.purgeIdempotency.run([.integer(unixNow() - windowMs)]) } catch { throw .database(error) }
+        _ = try writing { () throws(StoreError) in
+            try run(statements.purgeIdempotency, [.integer(unixNow() - windowMs)])
+            return ((), nil)
+        }
     }
 
     /// The same, answered by calling `completion` on the writer thread after the commit.
@@ -245,6 +278,7 @@ public final class SessionStore: @unchecked Sendable {
         let started = DispatchTime.now().uptimeNanoseconds
         var latest: [String: StoredSession] = [:]
         do throws(StoreError) {
+            try checkWritable()
             try run(statements.begin, [])
             for pending in batch {
                 let session: StoredSession
@@ -300,14 +334,11 @@ public final class SessionStore: @unchecked Sendable {
                     pending.result = .failure(error)
                 }
             }
-            if failNextCommitForTesting {
-                failNextCommitForTesting = false
-                throw StoreError.database(SQLiteError(code: 13, message: "database or disk is full (injected)", sql: "COMMIT"))
-            }
-            try run(statements.commit, [])
+            try commitInPlace()
         } catch {
             try? statements.rollback.run()
-            for pending in batch { pending.result = .failure(error) }
+            let failure = health.failed(error)
+            for pending in batch { pending.result = .failure(failure) }
             return
         }
         for stored in latest.values { cache.put(stored) }
@@ -624,30 +655,31 @@ public final class SessionStore: @unchecked Sendable {
     private func purgeSessions(_ select: () throws(SQLiteError) -> [(Int64, String)]) throws(StoreError) -> Int {
         writeLock.lock()
         defer { writeLock.unlock() }
-        do {
-            try statements.begin.run()
-            let doomed = try select()
+        try checkWritable()
+        do throws(StoreError) {
+            try run(statements.begin, [])
+            let doomed = try reading(select)
             for (ord, _) in doomed {
                 for statement in [statements.purgeTimeline, statements.purgeRequests, statements.purgeViolations, statements.purgeSession] {
-                    try statement.run([.integer(ord)])
+                    try run(statement, [.integer(ord)])
                 }
             }
-            try statements.commit.run()
+            try commitInPlace()
             cache.remove(doomed.map(\.1))
             notifyChanged(doomed.map(\.1))
             return doomed.count
         } catch {
             try? statements.rollback.run()
-            throw .database(error)
+            throw health.failed(error)
         }
     }
 
     // MARK: Inside the write lock
 
-    /// Tests: makes the next batch fail at its commit.
-    func failNextCommit() {
+    /// Tests: makes the next `count` commits fail as on a full disk.
+    func failNextCommit(count: Int = 1) {
         writeLock.lock()
-        failNextCommitForTesting = true
+        failingCommitsForTesting = count
         writeLock.unlock()
     }
 
@@ -748,10 +780,11 @@ public final class SessionStore: @unchecked Sendable {
     private func writing<T>(_ body: () throws(StoreError) -> (T, StoredSession?)) throws(StoreError) -> T {
         writeLock.lock()
         defer { writeLock.unlock() }
-        try run(statements.begin, [])
+        try checkWritable()
         do throws(StoreError) {
+            try run(statements.begin, [])
             let (result, changed) = try body()
-            try run(statements.commit, [])
+            try commitInPlace()
             if let changed {
                 cache.put(changed)
                 notifyChanged([changed.id])
@@ -759,7 +792,43 @@ public final class SessionStore: @unchecked Sendable {
             return result
         } catch {
             try? statements.rollback.run()
-            throw error
+            throw health.failed(error)
+        }
+    }
+
+    /// Under the write lock: refuses to write to a closed store or to a file that has moved.
+    private func checkWritable() throws(StoreError) {
+        if closed { throw .storageUnavailable("the store is closed") }
+        try health.checkWritable()
+    }
+
+    /// Under the write lock: commits, then makes sure the commit went to the file at `path`.
+    /// A database deleted or replaced under the server (issue 12, item 5) still takes commits
+    /// into the unlinked file, which no one will open again: those are not acknowledged.
+    private func commitInPlace() throws(StoreError) {
+        if failingCommitsForTesting > 0 {
+            failingCommitsForTesting -= 1
+            throw StoreError.database(SQLiteError(code: 13, message: "database or disk is full (injected)", sql: "COMMIT"))
+        }
+        try run(statements.commit, [])
+        if path != ":memory:", database.fileHasMoved {
+            health.moved(path)
+            try health.checkWritable()
+        }
+        if health.committed() {
+            // Back from a full disk: give the WAL's space back now rather than at the next
+            // checkpoint.
+            try? database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        }
+    }
+
+    /// For `/readyz`: when storage is degraded, tries one small write (at most once a second)
+    /// so readiness comes back as soon as the disk takes writes again, even with no traffic.
+    public func probeStorage() {
+        guard health.shouldProbe() else { return }
+        _ = try? writing { () throws(StoreError) in
+            try run(statements.touchMarker, [])
+            return ((), nil)
         }
     }
 }

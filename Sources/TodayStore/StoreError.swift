@@ -16,6 +16,19 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     case idempotencyConflict(String)
     /// `If-Match` named a version the session has moved past.
     case versionMismatch(expected: Int, current: Int)
+    /// At start: another todaysim process (`holder`, when known) serves this database file.
+    case inUse(path: String, holder: Int32?)
+    /// At start: the file is not a todaysim database; it was left untouched.
+    case foreign(path: String, reason: String)
+    /// At start: the file cannot be served (read-only, lock file not creatable, …).
+    case unusable(path: String, reason: String)
+    /// At start: `PRAGMA quick_check` found damage.
+    case damaged(path: String, detail: String)
+    /// The disk (or the process's file size limit) is full: nothing was written.
+    case storageFull(String)
+    /// Writes are refused: the database file was deleted or replaced under the server, or the
+    /// store is closed. Nothing was written.
+    case storageUnavailable(String)
 
     public var description: String {
         switch self {
@@ -30,6 +43,14 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
         case let .idempotencyConflict(key): return "Idempotency-Key \(key) was used for a different request"
         case let .versionMismatch(expected, current):
             return "the session is at version \(current), not \(expected) as If-Match requires"
+        case let .inUse(_, holder):
+            let who = holder.map { "another todaysim (pid \($0))" } ?? "another todaysim"
+            return "it is in use by \(who); two servers on one file would lose each other's writes"
+        case let .foreign(_, reason): return "\(reason); refused and left untouched"
+        case let .unusable(_, reason): return reason
+        case let .damaged(_, detail): return "it is damaged (quick_check: \(detail)); restore a copy or start a new file"
+        case let .storageFull(detail): return "the disk is full: \(detail)"
+        case let .storageUnavailable(detail): return "storage unavailable: \(detail)"
         }
     }
 

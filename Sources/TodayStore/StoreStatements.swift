@@ -38,6 +38,9 @@ final class StoreStatements {
     let copyRequests: Statement
     let copyViolations: Statement
     let sessionsByStatus: Statement
+    /// A write that changes nothing but page 1 (the schema version it already has): the
+    /// smallest write that needs room on disk, for probing a degraded store.
+    let touchMarker: Statement
 
     init(_ database: Database) throws(SQLiteError) {
         insertSession = try database.prepare("""
@@ -57,6 +60,7 @@ final class StoreStatements {
         selectIdempotency = try database.prepare("SELECT fingerprint, response FROM idempotency WHERE key = ?")
         insertIdempotency = try database.prepare("INSERT INTO idempotency (key, fingerprint, response, created_ms) VALUES (?, ?, ?, ?)")
         purgeIdempotency = try database.prepare("DELETE FROM idempotency WHERE created_ms <= ?")
+        touchMarker = try database.prepare("PRAGMA user_version = \(Schema.currentVersion)")
         earliestClosedAt = try database.prepare("SELECT min(closed_at_ms) FROM sessions WHERE closed_at_ms IS NOT NULL")
         expiredRetention = try database.prepare("SELECT ord, id FROM sessions WHERE closed_at_ms IS NOT NULL AND closed_at_ms <= ?")
         updateUid = try database.prepare("UPDATE sessions SET uid = ? WHERE ord = ?")

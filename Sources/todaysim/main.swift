@@ -159,6 +159,9 @@ enum CommandLineInterface {
             signalSources.append(source)
         }
         raiseOpenFileLimit()
+        // A write past the file size limit (`ulimit -f`) fails with EFBIG, answered 507, instead
+        // of killing the process.
+        signal(SIGXFSZ, SIG_IGN)
         let log = RequestLog(enabled: !options.quiet)
         if options.database != ":memory:" {
             let folder = URL(fileURLWithPath: options.database).deletingLastPathComponent()
@@ -173,6 +176,9 @@ enum CommandLineInterface {
             store = try SessionStore(path: options.database, durability: options.durability)
         } catch {
             fail("cannot open the database \(options.database): \(error)", usage: false)
+        }
+        store.health.observe { state, cause in
+            log.note(state == .ok ? "storage: \(cause)" : "storage \(state.rawValue): \(cause)")
         }
         let scheduler = WallClockScheduler(store: store, log: log)
         let expiry = SessionExpiry(store: store, retentionMs: options.retentionSeconds.map { Millis($0 * 1000) },
@@ -200,6 +206,7 @@ enum CommandLineInterface {
         server.stop()
         scheduler.stop()
         expiry.stop()
+        store.close()
         log.note("stopped")
         return 0
     }

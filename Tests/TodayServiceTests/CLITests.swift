@@ -23,9 +23,10 @@ import TodayStore
         var stdout: String
     }
 
-    func run(_ arguments: [String], until marker: String? = nil, thenSignal signal: Int32? = nil) throws -> Run {
+    func run(_ arguments: [String], until marker: String? = nil, thenSignal signal: Int32? = nil,
+             executable: URL = CLITests.binary) throws -> Run {
         let process = Process()
-        process.executableURL = Self.binary
+        process.executableURL = executable
         process.arguments = arguments
         let errors = Pipe()
         let output = Pipe()
@@ -108,6 +109,7 @@ import TodayStore
         let path = directory.appendingPathComponent("future.sqlite").path
         let database = try Database(path: path)
         try database.execute("PRAGMA user_version = 99")
+        try database.execute("PRAGMA application_id = \(DatabaseFile.applicationId)")
         let result = try run(["serve", "--port", "0", "--db", path])
         #expect(result.status == 2)
         #expect(result.stderr.contains("written by a newer todaysim (schema 99"))

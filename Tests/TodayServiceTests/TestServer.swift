@@ -15,6 +15,7 @@ final class TestServer: @unchecked Sendable {
     private(set) var scheduler: WallClockScheduler?
     private(set) var service: TodayService?
     private(set) var expiry: SessionExpiry?
+    private(set) var store: SessionStore?
     let retentionMs: Millis?
     let token: String?
     /// `--token-file` pairs: tokens that see one label only.
@@ -46,6 +47,7 @@ final class TestServer: @unchecked Sendable {
     func start() throws {
         let log = RequestLog(enabled: true) { [logLines] line in logLines.append(line) }
         let store = try SessionStore(path: databasePath)
+        store.health.observe { [logLines] state, cause in logLines.append("storage \(state.rawValue): \(cause)") }
         let scheduler = WallClockScheduler(store: store, log: log)
         let expiry = SessionExpiry(store: store, retentionMs: retentionMs, log: { line in log.note(line) })
         let service = TodayService(store: store, scheduler: scheduler, log: log, heartbeat: 0.3, expiry: expiry,
@@ -56,6 +58,7 @@ final class TestServer: @unchecked Sendable {
         scheduler.poke()
         expiry.start()
         self.expiry = expiry
+        self.store = store
         self.server = server
         self.scheduler = scheduler
         self.service = service
@@ -69,8 +72,10 @@ final class TestServer: @unchecked Sendable {
         expiry?.stop()
         expiry = nil
         scheduler?.stop()
+        store?.close()
         server = nil
         scheduler = nil
+        store = nil
     }
 
     func restart() throws {

@@ -69,6 +69,7 @@ public struct APIError: Error, Equatable {
         "idempotency_conflict": "Idempotency conflict", "clock_not_virtual": "Clock not virtual",
         "payload_too_large": "Payload too large",
         "unsupported_media_type": "Unsupported media type", "internal": "Internal error",
+        "insufficient_storage": "Insufficient storage", "storage_unavailable": "Storage unavailable",
     ]
 
     /// `application/problem+json`.

@@ -42,7 +42,7 @@ public struct Access: Sendable {
         self.grants = grants
     }
 
-    static let openPaths: Set<String> = ["/healthz", "/bridge.js"]
+    static let openPaths: Set<String> = ["/healthz", "/readyz", "/bridge.js"]
 
     /// The request's scope, or the `401` to answer.
     func scope(for request: HTTPRequest) -> Result<Scope, APIError> {

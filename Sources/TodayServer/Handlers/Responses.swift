@@ -53,7 +53,18 @@ extension APIError {
         case let .versionMismatch(expected, current):
             self = APIError(code: "precondition_failed", status: 412,
                             detail: "If-Match names version \(expected) but the session is at version \(current)")
-        case .newerSchema, .database, .corrupt:
+        case .storageFull:
+            // Not 500: nothing is wrong with the request, and a retry succeeds once there is room.
+            self = APIError(code: "insufficient_storage", status: 507,
+                            detail: "the server's disk is full; nothing was written; retry later",
+                            headers: [("Retry-After", "10")])
+        case .storageUnavailable:
+            // The cause (which may name the file) goes to the log once, when storage changes
+            // state, and to `/readyz`; not to clients, and not once per request.
+            self = APIError(code: "storage_unavailable", status: 503,
+                            detail: "the server cannot write its database now; nothing was written; retry later",
+                            headers: [("Retry-After", "5")])
+        case .newerSchema, .database, .corrupt, .inUse, .foreign, .unusable, .damaged:
             self = .internalError
             logDetail = error.description
         }

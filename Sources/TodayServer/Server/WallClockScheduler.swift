@@ -14,17 +14,12 @@ public final class WallClockScheduler: Sendable {
                 do {
                     return try store.nextWallDueUnixMs().map { Date(timeIntervalSince1970: Double($0) / 1000) }
                 } catch {
-                    log.note("wall clock: \(error)")
-                    return Date(timeIntervalSinceNow: 1)
+                    // The work that follows fails the same way and backs off.
+                    return Date()
                 }
             },
-            work: {
-                do {
-                    try store.fireDueWallTimers()
-                } catch {
-                    log.note("wall clock: \(error)")
-                }
-            })
+            report: { line in log.note(line) },
+            work: { try store.fireDueWallTimers() })
     }
 
     public func start() { loop.start() }

@@ -26,7 +26,8 @@ public final class Database {
     }
 
     func error(_ code: Int32, sql: String?) -> SQLiteError {
-        SQLiteError(code: code, message: String(cString: sqlite3_errmsg(handle)), sql: sql)
+        SQLiteError(code: code, message: String(cString: sqlite3_errmsg(handle)), sql: sql,
+                    systemErrno: sqlite3_system_errno(handle))
     }
 
     /// Runs one or more statements that return no rows.
@@ -60,4 +61,15 @@ public final class Database {
     }
 
     public var changes: Int { Int(sqlite3_changes(handle)) }
+
+    /// Whether SQLite opened the file read-only (it does so silently when it may not write).
+    public var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
+
+    /// Whether the file this connection writes to is no longer the one at `path` (deleted,
+    /// renamed or replaced): commits would go to a file nobody will open again.
+    public var fileHasMoved: Bool {
+        var moved: Int32 = 0
+        guard sqlite3_file_control(handle, "main", SQLITE_FCNTL_HAS_MOVED, &moved) == SQLITE_OK else { return false }
+        return moved != 0
+    }
 }

@@ -1,0 +1,99 @@
+import Foundation
+
+/// What the store knows of its disk, for `/readyz` and for the answer a failed write gets
+/// (issue 12, items 5 and 6). `/healthz` says the process serves; this says whether its
+/// storage takes writes. Each change of state is reported once.
+public final class StorageHealth: @unchecked Sendable {
+    public enum State: String, Sendable {
+        case ok
+        /// The disk or the process's file size limit is full; writes resume on their own once
+        /// there is room.
+        case full
+        /// The database file was deleted or replaced under the server: writes are refused
+        /// until a restart opens the file at the path again.
+        case moved
+        /// The file fails otherwise (I/O error, read-only, damage).
+        case failing
+    }
+
+    private let lock = NSLock()
+    // Guarded by `lock`.
+    private var state: State = .ok
+    private var detail = ""
+    private var lastProbe = Date.distantPast
+    private var observers: [@Sendable (State, String) -> Void] = []
+
+    /// The current state and what caused it.
+    public var snapshot: (state: State, detail: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        return (state, detail)
+    }
+
+    /// Calls `observer` on each change of state, with its cause (for the log).
+    public func observe(_ observer: @escaping @Sendable (State, String) -> Void) {
+        lock.lock()
+        observers.append(observer)
+        lock.unlock()
+    }
+
+    /// Refuses a write up front once the file has moved (it would land nowhere).
+    func checkWritable() throws(StoreError) {
+        lock.lock()
+        defer { lock.unlock() }
+        if state == .moved { throw .storageUnavailable(detail) }
+    }
+
+    /// A write committed. Returns whether storage was degraded until now.
+    @discardableResult
+    func committed() -> Bool {
+        change(to: .ok, "writes succeed again", unless: .moved)
+    }
+
+    /// The database file is gone from its path.
+    func moved(_ path: String) {
+        change(to: .moved, "the database file \(path) was deleted or replaced while the server ran; restart it to open the file at its path")
+    }
+
+    /// Turns a failed write's error into the one its caller answers with, noting what it says
+    /// of the storage.
+    func failed(_ error: StoreError) -> StoreError {
+        guard case let .database(sqlite) = error else { return error }
+        if sqlite.isFull {
+            change(to: .full, sqlite.message, unless: .moved)
+            return .storageFull(sqlite.message)
+        }
+        if sqlite.isStorageFailure {
+            change(to: .failing, sqlite.message, unless: .moved)
+            return .storageUnavailable(sqlite.message)
+        }
+        return error
+    }
+
+    /// Whether a degraded (full or failing) store is due for a probe write: a second after it
+    /// failed, then at most once a second.
+    func shouldProbe() -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        guard state == .full || state == .failing, Date().timeIntervalSince(lastProbe) >= 1 else { return false }
+        lastProbe = Date()
+        return true
+    }
+
+    @discardableResult
+    private func change(to next: State, _ cause: String, unless sticky: State? = nil) -> Bool {
+        lock.lock()
+        let previous = state
+        guard previous != next, previous != sticky else {
+            lock.unlock()
+            return false
+        }
+        state = next
+        detail = next == .ok ? "" : cause
+        lastProbe = Date()
+        let current = observers
+        lock.unlock()
+        for observer in current { observer(next, cause) }
+        return previous != .ok
+    }
+}
