@@ -21,7 +21,7 @@ public final class SessionStore: @unchecked Sendable {
     /// What the store counts for `/metrics`.
     public let metrics = Metrics()
     /// Whether the storage takes writes, for `/readyz`.
-    public let health = StorageHealth()
+    public let health: StorageHealth
     private let path: String
     private let fileLock: DatabaseLock?
     // Guarded by `writeLock`: set by `close()`.
@@ -91,6 +91,7 @@ public final class SessionStore: @unchecked Sendable {
                 unixNow: @escaping @Sendable () -> Millis = SessionStore.systemUnixNow) throws(StoreError) {
         self.path = path
         let onDisk = path != ":memory:"
+        health = StorageHealth(path: onDisk ? path : nil)
         // The header first: another program's file gets not even a lock file beside it.
         let unmarked = onDisk ? try DatabaseFile.admit(path, supportedVersion: Schema.currentVersion) : true
         fileLock = onDisk ? try DatabaseLock(databasePath: path) : nil
@@ -113,6 +114,8 @@ public final class SessionStore: @unchecked Sendable {
             if onDisk {
                 checkpointer = try WALCheckpointer(path: path, durability: durability)
                 try database.execute("PRAGMA wal_autocheckpoint = \(WALCheckpointer.writerFallbackPages)")
+                // A WAL that grew (a burst, a full disk) shrinks back to this at its next reset.
+                try database.execute("PRAGMA journal_size_limit = \(16 << 20)")
             } else {
                 checkpointer = nil
             }
@@ -806,10 +809,7 @@ public final class SessionStore: @unchecked Sendable {
     /// A database deleted or replaced under the server (issue 12, item 5) still takes commits
     /// into the unlinked file, which no one will open again: those are not acknowledged.
     private func commitInPlace() throws(StoreError) {
-        if failingCommitsForTesting > 0 {
-            failingCommitsForTesting -= 1
-            throw StoreError.database(SQLiteError(code: 13, message: "database or disk is full (injected)", sql: "COMMIT"))
-        }
+        try failIfInjected(consuming: true)
         try run(statements.commit, [])
         if path != ":memory:", database.fileHasMoved {
             health.moved(path)
@@ -822,13 +822,29 @@ public final class SessionStore: @unchecked Sendable {
         }
     }
 
+    /// Tests: fails as a full disk would while `failNextCommit` says so.
+    private func failIfInjected(consuming: Bool) throws(StoreError) {
+        guard failingCommitsForTesting > 0 else { return }
+        if consuming { failingCommitsForTesting -= 1 }
+        throw .database(SQLiteError(code: 13, message: "database or disk is full (injected)", sql: "COMMIT"))
+    }
+
     /// For `/readyz`: when storage is degraded, tries one small write (at most once a second)
     /// so readiness comes back as soon as the disk takes writes again, even with no traffic.
     public func probeStorage() {
         guard health.shouldProbe() else { return }
-        _ = try? writing { () throws(StoreError) in
+        writeLock.lock()
+        defer { writeLock.unlock() }
+        guard !closed, (try? health.checkWritable()) != nil else { return }
+        do throws(StoreError) {
+            try run(statements.begin, [])
             try run(statements.touchMarker, [])
-            return ((), nil)
+            try failIfInjected(consuming: false)
+            try run(statements.commit, [])
+            health.probed()
+        } catch {
+            try? statements.rollback.run()
+            _ = health.failed(error)
         }
     }
 }

@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 
 /// What the store knows of its disk, for `/readyz` and for the answer a failed write gets
@@ -16,12 +17,19 @@ public final class StorageHealth: @unchecked Sendable {
         case failing
     }
 
+    private let room: DiskRoom?
     private let lock = NSLock()
     // Guarded by `lock`.
     private var state: State = .ok
     private var detail = ""
     private var lastProbe = Date.distantPast
     private var observers: [@Sendable (State, String) -> Void] = []
+
+    /// `path`: the database file, whose folder and size tell a full disk from other I/O
+    /// errors; `nil` in memory.
+    init(path: String?) {
+        room = path.map(DiskRoom.init(path:))
+    }
 
     /// The current state and what caused it.
     public var snapshot: (state: State, detail: String) {
@@ -50,6 +58,13 @@ public final class StorageHealth: @unchecked Sendable {
         change(to: .ok, "writes succeed again", unless: .moved)
     }
 
+    /// A probe's small write committed: storage is ready again only if there is room beyond
+    /// it (on a full disk a one-page write may still fit where a session does not).
+    func probed() {
+        guard room?.isExhausted != true else { return }
+        committed()
+    }
+
     /// The database file is gone from its path.
     func moved(_ path: String) {
         change(to: .moved, "the database file \(path) was deleted or replaced while the server ran; restart it to open the file at its path")
@@ -59,13 +74,14 @@ public final class StorageHealth: @unchecked Sendable {
     /// of the storage.
     func failed(_ error: StoreError) -> StoreError {
         guard case let .database(sqlite) = error else { return error }
-        if sqlite.isFull {
-            change(to: .full, sqlite.message, unless: .moved)
-            return .storageFull(sqlite.message)
+        let cause = "\(sqlite.message) (SQLite code \(sqlite.code), errno \(sqlite.systemErrno))"
+        if sqlite.isFull || (sqlite.code & 0xFF == SQLITE_IOERR && room?.isExhausted == true) {
+            change(to: .full, cause, unless: .moved)
+            return .storageFull(cause)
         }
         if sqlite.isStorageFailure {
-            change(to: .failing, sqlite.message, unless: .moved)
-            return .storageUnavailable(sqlite.message)
+            change(to: .failing, cause, unless: .moved)
+            return .storageUnavailable(cause)
         }
         return error
     }
