@@ -156,7 +156,14 @@ public final class SessionStore: @unchecked Sendable {
         public var applied: Applied
         public var stored: StoredSession
         public var entries: [[UInt8]]
+        /// The session view after this write, when a batch already made it (for its budget).
+        public var view: [UInt8]?
     }
+
+    /// The most a batch's answer may hold (each step's entries and session view): past it the
+    /// batch is refused whole before it commits. A batch of inputs that each add to the view
+    /// (pending requests) once answered 48 MiB for 38,000 steps.
+    public static let maximumBatchAnswerBytes = 8 << 20
 
     // MARK: Writes
 
@@ -366,10 +373,12 @@ public final class SessionStore: @unchecked Sendable {
     }
 
     /// A batch: each step sees the session as the previous one left it; the first refused step
-    /// ends it (the caller rolls its savepoint back).
+    /// ends it (the caller rolls its savepoint back), and so does an answer past
+    /// `maximumBatchAnswerBytes`.
     private func applySteps(_ steps: [Step], to current: StoredSession) throws(StoreError) -> Result<[Write], StoreError> {
         var session = current
         var writes: [Write] = []
+        var answerBytes = 0
         for (index, step) in steps.enumerated() {
             let input: Input
             switch step {
@@ -381,7 +390,16 @@ public final class SessionStore: @unchecked Sendable {
                 }
             }
             switch try applyInTransaction(input, to: session) {
-            case let .success(write):
+            case var .success(write):
+                let view = write.stored.viewBytes
+                answerBytes += view.count + write.entries.reduce(0) { $0 + $1.count }
+                guard answerBytes <= Self.maximumBatchAnswerBytes else {
+                    return .failure(.badStep(index: index, StepError(
+                        code: "invalid_field", status: 400,
+                        detail: "the batch's answer would pass \(Self.maximumBatchAnswerBytes >> 20) MiB (each step's result carries the session view); send fewer steps per batch",
+                        field: "steps")))
+                }
+                write.view = view
                 writes.append(write)
                 session = write.stored
             case let .failure(refusal):

@@ -2,9 +2,9 @@
 struct QueryParameters {
     let request: HTTPRequest
 
-    /// `limit`: default 100, 1–1000.
-    func limit() throws(APIError) -> Int {
-        guard let text = request.query("limit") else { return 100 }
+    /// `limit`: default 100 (or `fallback`), 1–1000.
+    func limit(default fallback: Int = 100) throws(APIError) -> Int {
+        guard let text = request.query("limit") else { return fallback }
         guard let value = Int(text), (1...1000).contains(value) else {
             throw .invalidField("limit", "must be an integer from 1 to 1000")
         }

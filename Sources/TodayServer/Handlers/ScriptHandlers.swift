@@ -6,20 +6,29 @@ struct ScriptHandlers: Sendable {
     let store: SessionStore
     let scheduler: WallClockScheduler?
 
-    /// `GET …/export`: `{"create": body, "steps": [...], "closed"}` — `POST /v1/sessions` with
-    /// `create`, then `POST …/steps` with `steps`, rebuilds the same session (same ids, same
-    /// timeline) on a `virtual` clock; a closed session then needs its `DELETE`.
-    func export(_: HTTPRequest, _ path: PathParameters) throws(APIError) -> HTTPResponse {
+    /// `GET …/export?after=&limit=`: `{"create": body, "steps": [...], "closed", "next", "more"}`
+    /// — `POST /v1/sessions` with `create`, then `POST …/steps` with each page's `steps` in turn,
+    /// rebuilds the same session (same ids, same timeline) on a `virtual` clock; `closed` (on
+    /// the page holding the teardown) then needs `{"type":"teardown"}`. A page holds at most
+    /// `limit` (default and most: 1000, one `/steps` batch) steps, so a long session's export
+    /// is never one unbounded answer; each page is its own transaction when replayed.
+    func export(_ request: HTTPRequest, _ path: PathParameters) throws(APIError) -> HTTPResponse {
+        let query = QueryParameters(request: request)
+        let after = try query.afterSeq()
+        let limit = try query.limit(default: StepsHandler.maximumSteps)
+        let first: SessionStore.TimelinePage
         let page: SessionStore.TimelinePage
         do throws(StoreError) {
-            page = try store.timeline(path["id"], after: 0, limit: Int(Int32.max), kind: "input")
+            first = try store.timeline(path["id"], after: 0, limit: 1, kind: "input")
+            page = try store.timeline(path["id"], after: after, limit: limit, kind: "input")
         } catch {
             throw APIError(error)
         }
         var create: JSON = .null
         var steps: [JSON] = []
         var closed = false
-        for bytes in page.entries {
+        // Every page carries `create` (the first input); on the first page it is read twice.
+        for bytes in first.entries + page.entries {
             guard let entry = try? JSON.parse(bytes: bytes), let input = entry["data"]?["input"] else {
                 throw APIError.internalError
             }
@@ -35,7 +44,8 @@ struct ScriptHandlers: Sendable {
                 steps.append(.object([(via, input)]))
             }
         }
-        return .json(["create": create, "steps": .array(steps), "closed": .bool(closed)])
+        return .json(["create": create, "steps": .array(steps), "closed": .bool(closed),
+                      "next": .int(Int64(page.next)), "more": .bool(page.more)])
     }
 
     /// `POST …/fork {id?}`: `201` and the copy's view.

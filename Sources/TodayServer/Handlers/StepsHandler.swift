@@ -14,6 +14,10 @@ struct StepsHandler: Sendable {
         ("command", InputDecoding.command), ("clock", InputDecoding.clock),
     ]
 
+    /// The most steps one batch takes (and one export page holds): one transaction holds the
+    /// writer for as long as its steps take, and its answer carries a view per step.
+    static let maximumSteps = 1000
+
     func steps(_ request: HTTPRequest, _ path: PathParameters) throws(APIError) -> HTTPResponse {
         let steps = try Self.decode(request.body)
         return try Submission(store: store, scheduler: scheduler, log: log).submit(steps, to: path["id"], for: request) {
@@ -32,6 +36,9 @@ struct StepsHandler: Sendable {
         }
         guard case let .array(elements) = value else { throw .invalidJSON("expected an array of steps, got \(value.typeName)") }
         guard !elements.isEmpty else { throw .invalidField("steps", "give at least one step") }
+        guard elements.count <= maximumSteps else {
+            throw .invalidField("steps", "give at most \(maximumSteps) steps, got \(elements.count); send longer scripts (an export's pages) as several batches")
+        }
         var steps: [SessionStore.Step] = []
         for (index, element) in elements.enumerated() {
             guard case let .object(members) = element, members.count == 1,
@@ -41,9 +48,12 @@ struct StepsHandler: Sendable {
             }
             let body = members[0].1
             let decode = kind.decode
+            // The view is made only for a step that reads it: making it per step costs a
+            // batch time in the square of its length once the view grows with each step.
+            let readsView = containsReference(body)
             steps.append(.resolve { session in
                 let resolved: JSON
-                switch resolveReferences(in: body, view: session.view) {
+                switch readsView ? resolveReferences(in: body, view: session.view) : .success(body) {
                 case let .success(value): resolved = value
                 case let .failure(error): return .failure(error)
                 }
@@ -57,6 +67,15 @@ struct StepsHandler: Sendable {
             })
         }
         return steps
+    }
+
+    /// Whether `value` holds a `$ref` key anywhere.
+    static func containsReference(_ value: JSON) -> Bool {
+        switch value {
+        case let .object(members): return members.contains { $0.0 == "$ref" || containsReference($0.1) }
+        case let .array(items): return items.contains(where: containsReference)
+        case .null, .bool, .int, .double, .string: return false
+        }
     }
 
     /// Replaces every `{"$ref": "a.b.0.c"}` with that value of the session view.
@@ -109,7 +128,7 @@ struct StepsHandler: Sendable {
         var lastView: [UInt8] = []
         for (index, write) in writes.enumerated() {
             if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            lastView = index == writes.count - 1 ? store.viewBytes(after: write) : write.stored.viewBytes
+            lastView = index == writes.count - 1 ? store.viewBytes(after: write) : write.view ?? write.stored.viewBytes
             bytes += Responses.input(write, view: lastView).body
         }
         bytes += Array(#"],"session":"#.utf8)
