@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <unistd.h>
 #include <microhttpd.h>
@@ -109,5 +110,10 @@ static inline int todaysim_listen(const char *host, int port, int *port_out, int
         *port_out = ntohs(((struct sockaddr_in *)&bound)->sin_port);
     }
     return fd;
+}
+/// The calling thread's id (`gettid`, which Swift does not import), for its own nice value.
+static inline int todaysim_thread_id(void)
+{
+    return (int)syscall(SYS_gettid);
 }
 #endif

@@ -15,6 +15,8 @@ public final class TodayService: Sendable {
     public let waiters = TimelineWaiters()
     /// Open Server-Sent Events streams.
     public let streams: EventStreams
+    /// Long reads (and forks), off the HTTP workers.
+    private let reads = ReadPool(threads: 2)
 
     /// `heartbeat`: seconds between the comment lines every event stream gets.
     /// `access`: the tokens required on every endpoint but `/healthz`, `/bridge.js` and CORS
@@ -69,7 +71,7 @@ public final class TodayService: Sendable {
             HTTPResponse(status: 200, headers: [("Content-Type", "application/yaml")], body: OpenAPIDocument.bytes)
         }
         router.add("POST", "/v1/sessions", sessions.create)
-        router.add("GET", "/v1/sessions", sessions.list)
+        router.add("GET", "/v1/sessions", reads.offWorker("/v1/sessions", sessions.list, log: log))
         router.add("DELETE", "/v1/sessions", sessions.deleteLabelled)
         router.add("POST", "/v1/reset", sessions.reset)
         router.add("GET", "/v1/sessions/{id}", sessions.read)
@@ -80,14 +82,14 @@ public final class TodayService: Sendable {
         router.add("POST", "/v1/sessions/{id}/commands", inputs.feed(InputDecoding.command))
         router.add("POST", "/v1/sessions/{id}/clock", inputs.feed(InputDecoding.clock))
         router.add("POST", "/v1/sessions/{id}/steps", batches.steps)
-        router.add("GET", "/v1/sessions/{id}/timeline", sessions.timeline)
+        router.add("GET", "/v1/sessions/{id}/timeline", reads.offWorker("/v1/sessions/{id}/timeline", sessions.timeline, log: log))
         router.add("GET", "/v1/sessions/{id}/watchdogs", sessions.watchdogs)
         router.add("GET", "/v1/sessions/{id}/events", events.session)
         router.add("GET", "/v1/events", events.account)
-        router.add("GET", "/v1/sessions/{id}/export", scripts.export)
-        router.add("POST", "/v1/sessions/{id}/fork", scripts.fork)
-        router.add("GET", "/v1/sessions/{id}/report", reports.report)
-        router.add("GET", "/v1/violations", reports.violations)
+        router.add("GET", "/v1/sessions/{id}/export", reads.offWorker("/v1/sessions/{id}/export", scripts.export, log: log))
+        router.add("POST", "/v1/sessions/{id}/fork", reads.offWorker("/v1/sessions/{id}/fork", scripts.fork, log: log))
+        router.add("GET", "/v1/sessions/{id}/report", reads.offWorker("/v1/sessions/{id}/report", reports.report, log: log))
+        router.add("GET", "/v1/violations", reads.offWorker("/v1/violations", reports.violations, log: log))
         self.router = router
     }
 
@@ -95,6 +97,7 @@ public final class TodayService: Sendable {
     public func stop() {
         waiters.stop()
         streams.stop()
+        reads.stop()
     }
 
     /// A session outside the request's label is `404`, exactly as if it did not exist.

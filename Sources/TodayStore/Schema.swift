@@ -8,7 +8,7 @@ public enum Durability: String, Sendable, CaseIterable {
 
 /// The database layout, versioned with `PRAGMA user_version` and migrated at start.
 enum Schema {
-    static let currentVersion: Int64 = 4
+    static let currentVersion: Int64 = 5
 
     /// `migrations[n]` takes a database from version `n` to `n + 1`.
     static let migrations: [String] = [
@@ -72,6 +72,12 @@ enum Schema {
             created_ms INTEGER NOT NULL
         );
         CREATE INDEX idempotency_by_age ON idempotency(created_ms);
+        """,
+        // v5: sessions are removed (and forks copied) in small transactions; `closed = 2`
+        // marks a row being removed or copied, hidden from every read. Violations by session
+        // for those deletions.
+        """
+        CREATE INDEX violations_by_session ON violations(session, seq);
         """,
     ]
 

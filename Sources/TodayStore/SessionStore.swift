@@ -10,14 +10,16 @@ import TodayHost
 public final class SessionStore: @unchecked Sendable {
     private let writeLock = NSLock()
     // Guarded by `writeLock`.
-    private let database: Database
-    private let statements: StoreStatements
+    let database: Database
+    let statements: StoreStatements
     private let readLock = NSLock()
     // Guarded by `readLock`; `nil` for `:memory:` (a second connection would see another database).
     private let readStatements: StoreStatements?
-    private let cache: SessionCache
+    let cache: SessionCache
     private var groupCommit: GroupCommit!
     private let checkpointer: WALCheckpointer?
+    /// Deletes the rows of removed sessions in small transactions (`SessionStore+Removal`).
+    private(set) var reclaimer: BackgroundLoop?
     /// What the store counts for `/metrics`.
     public let metrics = Metrics()
     /// Whether the storage takes writes, for `/readyz`.
@@ -68,7 +70,7 @@ public final class SessionStore: @unchecked Sendable {
         return counts
     }
 
-    private func notifyChanged(_ ids: [String]) {
+    func notifyChanged(_ ids: [String]) {
         guard !ids.isEmpty else { return }
         observersLock.lock()
         let current = observers
@@ -78,7 +80,7 @@ public final class SessionStore: @unchecked Sendable {
 
     /// Tests: how many of the next commits fail as on a full disk (guarded by `writeLock`).
     var failingCommitsForTesting = 0
-    private let unixNow: @Sendable () -> Millis
+    let unixNow: @Sendable () -> Millis
 
     public static let systemUnixNow: @Sendable () -> Millis = {
         Millis((Date().timeIntervalSince1970 * 1000).rounded(.down))
@@ -109,6 +111,12 @@ public final class SessionStore: @unchecked Sendable {
         // the header before it opens anything.
         if onDisk { try? database.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
         do {
+            // A fork a crash interrupted is removed like any removed session.
+            try database.execute("UPDATE sessions SET id = 'removing/' || ord WHERE closed = 2 AND id LIKE 'forking/%'")
+        } catch {
+            throw .database(error)
+        }
+        do {
             statements = try StoreStatements(database)
             readStatements = onDisk ? try StoreStatements(try Database(path: path)) : nil
             if onDisk {
@@ -131,11 +139,17 @@ public final class SessionStore: @unchecked Sendable {
             }
             commitBatch(batch)
         }
+        reclaimer = BackgroundLoop(name: "todaysim-reclaim", nextWake: { nil }) { [weak self] in
+            try self?.reclaimRemovedSessions()
+        }
+        reclaimer?.start()
+        reclaimer?.poke()
     }
 
     /// Stops writing and releases the database file's lock, so another server may open it.
     /// Writes after it fail; reads still answer.
     public func close() {
+        reclaimer?.stop()
         groupCommit.stop()
         checkpointer?.stop()
         writeLock.lock()
@@ -145,6 +159,7 @@ public final class SessionStore: @unchecked Sendable {
     }
 
     deinit {
+        reclaimer?.stop()
         groupCommit.stop()
         checkpointer?.stop()
         fileLock?.release()
@@ -592,28 +607,6 @@ public final class SessionStore: @unchecked Sendable {
                              next: rows.count > limit ? page.last.map { String($0.0) } : nil)
     }
 
-    /// A copy of session `id` at its current state under `newId` (or a new UUID): its row,
-    /// timeline, ledger and violations, so a suite can branch one scenario several ways.
-    public func fork(_ id: String, as newId: String?) throws(StoreError) -> StoredSession {
-        let forkId = newId ?? UUID().uuidString.lowercased()
-        return try writing { () throws(StoreError) in
-            let source = try current(id)
-            guard try statements.sessionRow(id: forkId) == nil else { throw StoreError.sessionExists(forkId) }
-            let session: HostSession
-            do throws(InputError) { session = try source.session.forked(as: forkId) } catch { throw .input(error) }
-            try run(statements.insertSession, [
-                .text(forkId), .text(session.uid), .text(session.config.label), .integer(session.isClosed ? 1 : 0),
-                .text(session.config.clock.rawValue), .integer(source.wallOriginMs), nextDue(session),
-                .integer(session.version), .blob(session.stateBytes), .null, .integer(unixNow()),
-            ])
-            let copy = StoredSession(session: session, wallOriginMs: source.wallOriginMs, ord: try statements.lastOrd())
-            for statement in [statements.copyTimeline, statements.copyRequests, statements.copyViolations] {
-                try run(statement, [.integer(copy.ord), .integer(source.ord)])
-            }
-            return (copy, copy)
-        }
-    }
-
     /// Closes (tears down, kept readable) every session idle past its `ttlMs`; returns their ids.
     @discardableResult
     public func closeIdleSessions() throws(StoreError) -> [String] {
@@ -671,28 +664,20 @@ public final class SessionStore: @unchecked Sendable {
         }
     }
 
-    /// Deletes the sessions `select` finds (`(ord, id)` rows, read in the same transaction)
-    /// with their timelines, ledgers and violations, all or nothing; returns how many.
+    /// Removes the sessions `select` finds (`(ord, id)` rows, read in the same transaction):
+    /// one short transaction hides them all (their ids free at once, gone from every read),
+    /// then the reclaimer deletes their rows in small transactions, so removing a session with
+    /// a long timeline never holds the writer for long. Returns how many.
     private func purgeSessions(_ select: () throws(SQLiteError) -> [(Int64, String)]) throws(StoreError) -> Int {
-        writeLock.lock()
-        defer { writeLock.unlock() }
-        try checkWritable()
-        do throws(StoreError) {
-            try run(statements.begin, [])
+        let doomed = try writing { () throws(StoreError) in
             let doomed = try reading(select)
-            for (ord, _) in doomed {
-                for statement in [statements.purgeTimeline, statements.purgeRequests, statements.purgeViolations, statements.purgeSession] {
-                    try run(statement, [.integer(ord)])
-                }
-            }
-            try commitInPlace()
-            cache.remove(doomed.map(\.1))
-            notifyChanged(doomed.map(\.1))
-            return doomed.count
-        } catch {
-            try? statements.rollback.run()
-            throw health.failed(error)
+            for (ord, _) in doomed { try run(statements.hideSession, [.integer(ord)]) }
+            return (doomed, nil)
         }
+        cache.remove(doomed.map(\.1))
+        notifyChanged(doomed.map(\.1))
+        reclaimer?.poke()
+        return doomed.count
     }
 
     // MARK: Inside the write lock
@@ -713,7 +698,7 @@ public final class SessionStore: @unchecked Sendable {
     }
 
     /// The committed session: cached, or loaded from its row.
-    private func current(_ id: String) throws(StoreError) -> StoredSession {
+    func current(_ id: String) throws(StoreError) -> StoredSession {
         if let stored = cache.stored(id) { return stored }
         guard let row = try statements.sessionRow(id: id) else { throw .sessionNotFound(id) }
         let stored = StoredSession(session: try StoredSession.decode(row.state), wallOriginMs: row.wallOriginMs, ord: row.ord)
@@ -770,16 +755,16 @@ public final class SessionStore: @unchecked Sendable {
         }
     }
 
-    private func nextDue(_ session: HostSession) -> SQLiteValue {
+    func nextDue(_ session: HostSession) -> SQLiteValue {
         guard !session.isClosed, let next = session.watchdogs.first else { return .null }
         return .integer(next.dueAtMs)
     }
 
-    private func run(_ statement: Statement, _ values: [SQLiteValue]) throws(StoreError) {
+    func run(_ statement: Statement, _ values: [SQLiteValue]) throws(StoreError) {
         do { try statement.run(values) } catch { throw .database(error) }
     }
 
-    private func reading<T>(_ body: () throws(SQLiteError) -> T) throws(StoreError) -> T {
+    func reading<T>(_ body: () throws(SQLiteError) -> T) throws(StoreError) -> T {
         do { return try body() } catch { throw .database(error) }
     }
 
@@ -798,7 +783,7 @@ public final class SessionStore: @unchecked Sendable {
     /// Under the write lock: `BEGIN IMMEDIATE … COMMIT` around `body`, which returns its result
     /// and the session to cache once committed. Any error rolls everything back and leaves the
     /// cache as it was.
-    private func writing<T>(_ body: () throws(StoreError) -> (T, StoredSession?)) throws(StoreError) -> T {
+    func writing<T>(_ body: () throws(StoreError) -> (T, StoredSession?)) throws(StoreError) -> T {
         writeLock.lock()
         defer { writeLock.unlock() }
         try checkWritable()

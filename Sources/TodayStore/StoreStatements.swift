@@ -38,6 +38,17 @@ final class StoreStatements {
     let copyRequests: Statement
     let copyViolations: Statement
     let sessionsByStatus: Statement
+    /// Removal in small transactions (`closed = 2`: being removed or being forked, hidden from
+    /// every read; the id renamed so it is free at once).
+    let hideSession: Statement
+    let nextRemoving: Statement
+    let reclaimTimeline: Statement
+    let reclaimViolations: Statement
+    let reclaimRequests: Statement
+    let sessionStatus: Statement
+    let copyTimelineRange: Statement
+    let copyViolationsRange: Statement
+    let revealSession: Statement
     /// A write that changes nothing but page 1 (the schema version it already has): the
     /// smallest write that needs room on disk, for probing a degraded store.
     let touchMarker: Statement
@@ -65,21 +76,45 @@ final class StoreStatements {
         expiredRetention = try database.prepare("SELECT ord, id FROM sessions WHERE closed_at_ms IS NOT NULL AND closed_at_ms <= ?")
         updateUid = try database.prepare("UPDATE sessions SET uid = ? WHERE ord = ?")
         insertViolation = try database.prepare("INSERT INTO violations (session, seq, code) VALUES (?, ?, ?)")
-        sessionsToPurge = try database.prepare("SELECT ord, id FROM sessions WHERE (? IS NULL OR label = ?)")
+        sessionsToPurge = try database.prepare("SELECT ord, id FROM sessions WHERE closed < 2 AND (? IS NULL OR label = ?)")
+        hideSession = try database.prepare("""
+            UPDATE sessions SET closed = 2, id = 'removing/' || ord, uid = '', label = NULL, next_due_ms = NULL,
+                ttl_ms = NULL, closed_at_ms = NULL WHERE ord = ?
+            """)
+        nextRemoving = try database.prepare("SELECT ord FROM sessions WHERE closed = 2 AND id LIKE 'removing/%' ORDER BY ord LIMIT 1")
+        reclaimTimeline = try database.prepare(
+            "DELETE FROM timeline WHERE session = ?1 AND seq <= (SELECT min(seq) FROM timeline WHERE session = ?1) + ?2")
+        reclaimViolations = try database.prepare(
+            "DELETE FROM violations WHERE session = ?1 AND seq <= (SELECT min(seq) FROM violations WHERE session = ?1) + ?2")
+        reclaimRequests = try database.prepare("""
+            DELETE FROM requests WHERE session = ?1
+                AND request_id IN (SELECT request_id FROM requests WHERE session = ?1 LIMIT ?2)
+            """)
+        sessionStatus = try database.prepare("SELECT closed FROM sessions WHERE ord = ?")
+        copyTimelineRange = try database.prepare("""
+            INSERT INTO timeline (session, seq, kind, entry)
+                SELECT ?1, seq, kind, entry FROM timeline WHERE session = ?2 AND seq > ?3 AND seq <= ?4
+            """)
+        copyViolationsRange = try database.prepare("""
+            INSERT INTO violations (session, seq, code)
+                SELECT ?1, seq, code FROM violations WHERE session = ?2 AND seq > ?3 AND seq <= ?4 ORDER BY seq
+            """)
+        revealSession = try database.prepare(
+            "UPDATE sessions SET id = ?1, uid = ?2, label = ?3, closed = ?4, next_due_ms = ?5 WHERE ord = ?6")
         purgeTimeline = try database.prepare("DELETE FROM timeline WHERE session = ?")
         purgeRequests = try database.prepare("DELETE FROM requests WHERE session = ?")
         purgeViolations = try database.prepare("DELETE FROM violations WHERE session = ?")
         purgeSession = try database.prepare("DELETE FROM sessions WHERE ord = ?")
         copyTimeline = try database.prepare("INSERT INTO timeline (session, seq, kind, entry) SELECT ?, seq, kind, entry FROM timeline WHERE session = ?")
         copyRequests = try database.prepare("INSERT INTO requests (session, request_id, record) SELECT ?, request_id, record FROM requests WHERE session = ?")
-        sessionsByStatus = try database.prepare("SELECT closed, count(*) FROM sessions GROUP BY closed")
+        sessionsByStatus = try database.prepare("SELECT closed, count(*) FROM sessions WHERE closed < 2 GROUP BY closed")
         copyViolations = try database.prepare("INSERT INTO violations (session, seq, code) SELECT ?, seq, code FROM violations WHERE session = ? ORDER BY seq")
         sessionRecords = try database.prepare("SELECT record FROM requests WHERE session = ?")
         violationsPage = try database.prepare("""
             SELECT v.ord, s.id, t.entry FROM violations v
             JOIN sessions s ON s.ord = v.session
             JOIN timeline t ON t.session = v.session AND t.seq = v.seq
-            WHERE v.ord > ? AND (? IS NULL OR s.uid = ?) AND (? IS NULL OR s.label = ?) AND (? IS NULL OR v.code = ?)
+            WHERE v.ord > ? AND s.closed < 2 AND (? IS NULL OR s.uid = ?) AND (? IS NULL OR s.label = ?) AND (? IS NULL OR v.code = ?)
             ORDER BY v.ord LIMIT ?
             """)
         begin = try database.prepare("BEGIN IMMEDIATE")
@@ -102,7 +137,7 @@ final class StoreStatements {
             "SELECT seq, entry FROM timeline WHERE session = ? AND seq > ? AND kind = ? ORDER BY seq LIMIT ?")
         listSessions = try database.prepare("""
             SELECT ord, wall_origin_ms, state FROM sessions
-            WHERE ord > ? AND (? IS NULL OR uid = ?) AND (? IS NULL OR label = ?) AND (? IS NULL OR closed = ?)
+            WHERE ord > ? AND closed < 2 AND (? IS NULL OR uid = ?) AND (? IS NULL OR label = ?) AND (? IS NULL OR closed = ?)
             ORDER BY ord LIMIT ?
             """)
         nextWallDue = try database.prepare("""

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TodayHost
+@testable import TodayServer
 
 /// Issue 12, item 1: sums of client numbers on a session clock once overflowed `Int64` and took
 /// the whole server down. Every move past the clock's ceiling (C1, 9e15 ms) is `400` and changes
@@ -11,7 +12,7 @@ import TodayHost
         let client = Client(server: server)
         try await client.create(["uid": "u1", "id": "s1"])
         let before = try await client.get("/v1/sessions/s1")
-        let steps = Array(repeating: JSON.object([("clock", ["advanceMs": .int(clockCeilingMs)])]), count: 1025)
+        let steps = Array(repeating: JSON.object([("clock", ["advanceMs": .int(clockCeilingMs)])]), count: StepsHandler.maximumSteps)
         let reply = try await client.post("/v1/sessions/s1/steps", .array(steps))
         expectProblem(reply, 400, "invalid_field", field: "advanceMs")
         #expect(reply["detail"]?.stringValue?.hasPrefix("step 1: ") == true, "\(reply.text)")

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TodayHost
+import TodayStore
 
 /// `export` replays a session exactly; `fork` branches one.
 @Suite struct ExportForkTests {
@@ -123,5 +124,86 @@ import TodayHost
         let unnamed = try await client.post("/v1/sessions/base/fork", raw: "")
         #expect(unnamed.status == 201)
         #expect(unnamed["id"]?.stringValue?.count == 36)
+    }
+}
+
+/// Issue 12, item 10: removing or forking a long session runs in short transactions; what is
+/// being removed is gone from every read at once and its rows follow.
+@Suite struct LongWritesTests {
+    /// A session with `steps × 1000` clock inputs (a timeline of as many entries, and more).
+    func longSession(_ client: Client, _ id: String, batches: Int) async throws {
+        try await client.create(["uid": "u1", "id": .string(id), "label": "long"])
+        let step: JSON = ["clock": ["advanceMs": 1]]
+        for _ in 0..<batches {
+            #expect(try await client.post("/v1/sessions/\(id)/steps", .array(Array(repeating: step, count: 1000))).status == 200)
+        }
+    }
+
+    /// Rows left of the session stored under `ord`, in every table.
+    func rows(_ server: TestServer, ord: Int64) throws -> Int64 {
+        let database = try Database(path: server.databasePath)
+        return try ["timeline", "violations", "requests"].reduce(0) { total, table in
+            total + (try database.integer("SELECT count(*) FROM \(table) WHERE session = \(ord)"))
+        } + (try database.integer("SELECT count(*) FROM sessions WHERE ord = \(ord)"))
+    }
+
+    @Test func aForkOfALongSessionCopiesItWholeInChunks() async throws {
+        let server = try TestServer()
+        let client = Client(server: server)
+        try await longSession(client, "base", batches: 5)
+        let fork = try await client.post("/v1/sessions/base/fork", ["id": "copy"])
+        #expect(fork.status == 201)
+        #expect(try await client.timeline("copy") == (try await client.timeline("base")))
+        #expect((try await client.get("/v1/sessions/copy"))["version"] == 5001)
+        expectProblem(try await client.post("/v1/sessions/base/fork", ["id": "copy"]), 409, "session_exists")
+        #expect((try await client.get("/v1/sessions?label=long"))["sessions"].map { sessions -> Int in
+            if case let .array(items) = sessions { return items.count }
+            return -1
+        } == 2)
+    }
+
+    @Test func aResetHidesAtOnceAndTheRowsFollow() async throws {
+        let server = try TestServer()
+        let client = Client(server: server)
+        try await longSession(client, "doomed", batches: 5)
+        let ord = try Database(path: server.databasePath).integer("SELECT ord FROM sessions WHERE id = 'doomed'")
+        #expect(try rows(server, ord: ord) > 5000)
+        // Another label's session stays (and keeps the removed one's row key from being reused).
+        try await client.create(["uid": "u3", "id": "kept", "label": "other"])
+        #expect(try await client.send("DELETE", "/v1/sessions?label=long").json == ["deleted": 1])
+        expectProblem(try await client.get("/v1/sessions/doomed"), 404, "session_not_found")
+        #expect((try await client.get("/v1/sessions?label=long"))["sessions"] == [])
+        #expect((try await client.get("/metrics")).text.contains("todaysim_sessions{status=\"active\"} 1"))
+        // The id is free at once, while the old rows are still being deleted.
+        #expect(try await client.create(["uid": "u2", "id": "doomed"])["version"] == 1)
+        #expect((try await client.get("/v1/sessions/doomed"))["uid"] == "u2")
+        let deadline = Date().addingTimeInterval(30)
+        while try rows(server, ord: ord) > 0, Date() < deadline { try await Task.sleep(nanoseconds: 20_000_000) }
+        #expect(try rows(server, ord: ord) == 0, "every row of the removed session is deleted")
+        #expect(try Database(path: server.databasePath).integer("SELECT count(*) FROM sessions") == 2)
+    }
+
+    /// A crash between the hiding and the last chunk, or in the middle of a fork: the next
+    /// start finishes the removal and removes the half-made copy.
+    @Test func aRestartFinishesRemovalsAndDropsHalfMadeForks() async throws {
+        let server = try TestServer()
+        let client = Client(server: server)
+        try await longSession(client, "interrupted", batches: 3)
+        try await longSession(client, "half-forked", batches: 3)
+        try await client.create(["uid": "u3", "id": "kept"])
+        server.stop()
+        let database = try Database(path: server.databasePath)
+        let removing = try database.integer("SELECT ord FROM sessions WHERE id = 'interrupted'")
+        let forking = try database.integer("SELECT ord FROM sessions WHERE id = 'half-forked'")
+        try database.execute("UPDATE sessions SET closed = 2, id = 'removing/' || ord WHERE ord = \(removing)")
+        try database.execute("UPDATE sessions SET closed = 2, id = 'forking/f1' WHERE ord = \(forking)")
+        try server.start()
+        let deadline = Date().addingTimeInterval(30)
+        while try rows(server, ord: removing) + rows(server, ord: forking) > 0, Date() < deadline {
+            try await Task.sleep(nanoseconds: 20_000_000)
+        }
+        #expect(try rows(server, ord: removing) == 0)
+        #expect(try rows(server, ord: forking) == 0)
+        #expect((try await Client(server: server).get("/v1/sessions/kept")).status == 200)
     }
 }
