@@ -64,6 +64,7 @@ final class TestServer: @unchecked Sendable {
 
     /// Stops serving and closes the database.
     func stop() {
+        server?.beginStopping()
         service?.stop()
         server?.stop()
         expiry?.stop()

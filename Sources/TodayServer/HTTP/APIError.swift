@@ -58,6 +58,18 @@ public struct APIError: Error, Equatable {
         APIError(code: "unsupported_media_type", status: 415, detail: detail)
     }
 
+    /// A request that arrived while the server stops (issue 12, item 2): nothing was applied.
+    public static let shuttingDown = APIError(code: "shutting_down", status: 503,
+                                              detail: "the server is stopping; nothing was applied: retry on a new connection",
+                                              headers: [("Retry-After", "1")])
+
+    /// A parked request whose answer was not ready when the stop's grace ran out: its input may
+    /// still be applied, so only a retry with the same `Idempotency-Key` is safe.
+    public static let notAnsweredInTime = APIError(
+        code: "shutting_down", status: 503,
+        detail: "the server stopped before this answer was ready; the input may have been applied: retry with the same Idempotency-Key",
+        headers: [("Retry-After", "1")])
+
     public static let internalError = APIError(code: "internal", status: 500,
                                                detail: "an unexpected error; details are in the server log")
 
@@ -69,6 +81,7 @@ public struct APIError: Error, Equatable {
         "idempotency_conflict": "Idempotency conflict", "clock_not_virtual": "Clock not virtual",
         "payload_too_large": "Payload too large",
         "unsupported_media_type": "Unsupported media type", "internal": "Internal error",
+        "shutting_down": "Shutting down",
     ]
 
     /// `application/problem+json`.

@@ -16,7 +16,8 @@ public enum ServerStartError: Error, CustomStringConvertible {
 
 /// An HTTP/1.1 server on libmicrohttpd: keep-alive, an internal epoll thread pool, bodies up
 /// to `maximumBodyBytes`. Owns the daemon; `stop()` stops accepting, lets in-flight requests
-/// finish and shuts it down.
+/// finish (answers made while stopping close their connection; requests that arrive on a
+/// kept-alive connection meanwhile are refused `503 shutting_down`) and shuts it down.
 public final class HTTPServer: @unchecked Sendable {
     public static let maximumBodyBytes = 1 << 20
     /// How much of an oversized unannounced body is read (and thrown away) before the
@@ -28,8 +29,9 @@ public final class HTTPServer: @unchecked Sendable {
     private let log: RequestLog
     // Set once in init, cleared once by stop(); guarded by `stateLock`.
     private var daemon: OpaquePointer?
+    private var listening: Int32?
     private let stateLock = NSLock()
-    private let inFlight = InFlightCounter()
+    private let requests = RequestsInFlight()
     private let deadlines: RequestDeadlines
 
     /// Binds `host:port` (0 picks a free port) and starts serving with `threads` workers.
@@ -70,16 +72,30 @@ public final class HTTPServer: @unchecked Sendable {
         stop()
     }
 
-    /// Stops accepting, waits up to `grace` for requests in flight, then ends the daemon.
+    /// Stops accepting connections; from now on new requests are refused `503 shutting_down`
+    /// and every answer closes its connection. (The service then releases its long polls and
+    /// streams; `stop()` waits for what is in flight.)
+    public func beginStopping() {
+        stateLock.lock()
+        defer { stateLock.unlock() }
+        guard let daemon, listening == nil else { return }
+        requests.beginStopping()
+        listening = MHD_quiesce_daemon(daemon)
+    }
+
+    /// Stops accepting, waits up to `grace` for requests in flight, answers `503` whatever is
+    /// still parked, then ends the daemon — never with a connection suspended, which
+    /// libmicrohttpd answers by aborting the process.
     public func stop(grace: TimeInterval = 5) {
+        beginStopping()
         stateLock.lock()
         defer { stateLock.unlock() }
         guard let daemon else { return }
-        let listening = MHD_quiesce_daemon(daemon)
-        inFlight.waitUntilIdle(timeout: grace)
+        let refused = requests.drain(grace: grace)
+        if refused > 0 { log.note("stopping: \(refused) parked requests were not ready after \(grace) s and were answered 503") }
         MHD_stop_daemon(daemon)
         deadlines.stop()
-        if listening >= 0 { close(listening) }
+        if let listening, listening >= 0 { close(listening) }
         self.daemon = nil
     }
 
@@ -92,7 +108,13 @@ public final class HTTPServer: @unchecked Sendable {
             // First call: headers only. Refuse an announced oversized body at once (and close).
             let exchange = Exchange()
             slot.pointee = Unmanaged.passRetained(exchange).toOpaque()
-            inFlight.enter()
+            requests.enter()
+            if requests.isStopping {
+                // A kept-alive connection's next request after the stop began: refused (and,
+                // answered on the first call, its connection closed) — it must not park.
+                exchange.answered = true
+                return queue(APIError.shuttingDown.response, on: connection, method: method, route: "-", exchange: exchange)
+            }
             if let length = header(connection, "Content-Length").flatMap(Int.init), length > Self.maximumBodyBytes {
                 exchange.answered = true
                 return queue(APIError.payloadTooLarge.response, on: connection, method: method, route: "-", exchange: exchange)
@@ -142,12 +164,16 @@ public final class HTTPServer: @unchecked Sendable {
         guard let deferred = response.deferred else {
             return queue(response, on: connection, method: method, route: route, exchange: exchange)
         }
+        let refuse: @Sendable () -> Void = { exchange.finish({ APIError.notAnsweredInTime.response }, route: route) }
+        guard let key = requests.park(connection, refuse: refuse) else {
+            // The stop's grace is over: nothing may park any more.
+            return queue(APIError.shuttingDown.response, on: connection, method: method, route: route, exchange: exchange)
+        }
         deadlines.answering(connection)
         MHD_suspend_connection(connection)
-        let parked = ParkedConnection(connection)
-        deferred { makeResponse in
+        deferred { [requests] makeResponse in
             exchange.finish(makeResponse, route: route)
-            MHD_resume_connection(parked.connection)
+            requests.resume(key)
         }
         return .YES
     }
@@ -157,7 +183,7 @@ public final class HTTPServer: @unchecked Sendable {
         guard let slot, let stored = slot.pointee else { return }
         Unmanaged<Exchange>.fromOpaque(stored).release()
         slot.pointee = nil
-        inFlight.leave()
+        requests.leave()
     }
 
     private func queue(_ response: HTTPResponse, on connection: OpaquePointer, method: String, route: String,
@@ -174,6 +200,8 @@ public final class HTTPServer: @unchecked Sendable {
         }
         guard let handle else { return .NO }
         for (name, value) in response.headers { MHD_add_response_header(handle, name, value) }
+        // While stopping, no connection may stay open for another request.
+        if requests.isStopping { MHD_add_response_header(handle, "Connection", "close") }
         let result = MHD_queue_response(connection, UInt32(response.status), handle)
         MHD_destroy_response(handle)
         log.record(method: method, route: route, status: response.status, startedAt: exchange.startedAt)
@@ -190,68 +218,6 @@ public final class HTTPServer: @unchecked Sendable {
 
     private func header(_ connection: OpaquePointer, _ name: String) -> String? {
         todaysim_request_header(connection, name).map { String(cString: $0) }
-    }
-}
-
-/// One request's state between libmicrohttpd's calls: retained in its connection slot from
-/// the first call, released when the request completes.
-private final class Exchange: @unchecked Sendable {
-    var body: [UInt8] = []
-    /// Bytes thrown away once the body grew past the limit.
-    var discarded = 0
-    var tooLarge: Bool { discarded > 0 }
-    var answered = false
-    let startedAt = DispatchTime.now()
-    private let lock = NSLock()
-    // Guarded by `lock`: set by the work that a parked request waits for.
-    private var finished: (make: @Sendable () -> HTTPResponse, route: String)?
-
-    func finish(_ make: @escaping @Sendable () -> HTTPResponse, route: String) {
-        lock.lock()
-        finished = (make, route)
-        lock.unlock()
-    }
-
-    func takeFinished() -> (@Sendable () -> HTTPResponse, String)? {
-        lock.lock()
-        defer { lock.unlock() }
-        guard let ready = finished else { return nil }
-        finished = nil
-        return (ready.make, ready.route)
-    }
-}
-
-/// A suspended connection handed to the thread that will resume it (libmicrohttpd allows
-/// resuming from any thread).
-private struct ParkedConnection: @unchecked Sendable {
-    let connection: OpaquePointer
-
-    init(_ connection: OpaquePointer) { self.connection = connection }
-}
-
-/// Counts requests in flight so a stop can let them finish.
-private final class InFlightCounter: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var count = 0
-
-    func enter() {
-        condition.lock()
-        count += 1
-        condition.unlock()
-    }
-
-    func leave() {
-        condition.lock()
-        count -= 1
-        if count == 0 { condition.broadcast() }
-        condition.unlock()
-    }
-
-    func waitUntilIdle(timeout: TimeInterval) {
-        let deadline = Date(timeIntervalSinceNow: timeout)
-        condition.lock()
-        while count > 0, condition.wait(until: deadline) {}
-        condition.unlock()
     }
 }
 
