@@ -58,6 +58,16 @@ public struct APIError: Error, Equatable {
         APIError(code: "unsupported_media_type", status: 415, detail: detail)
     }
 
+    /// A request whose framing two HTTP hops could read differently (request smuggling, issue
+    /// 12 item 4); the connection is closed after it.
+    public static func malformedRequest(_ detail: String) -> APIError {
+        APIError(code: "malformed_request", status: 400, detail: detail, headers: [("Connection", "close")])
+    }
+
+    public static let unsupportedTransferEncoding = APIError(
+        code: "unsupported_transfer_encoding", status: 501,
+        detail: "the only Transfer-Encoding taken is a single `chunked`", headers: [("Connection", "close")])
+
     /// A request that arrived while the server stops (issue 12, item 2): nothing was applied.
     public static let shuttingDown = APIError(code: "shutting_down", status: 503,
                                               detail: "the server is stopping; nothing was applied: retry on a new connection",
@@ -81,7 +91,8 @@ public struct APIError: Error, Equatable {
         "idempotency_conflict": "Idempotency conflict", "clock_not_virtual": "Clock not virtual",
         "payload_too_large": "Payload too large",
         "unsupported_media_type": "Unsupported media type", "internal": "Internal error",
-        "shutting_down": "Shutting down",
+        "shutting_down": "Shutting down", "malformed_request": "Malformed request",
+        "unsupported_transfer_encoding": "Unsupported transfer encoding",
     ]
 
     /// `application/problem+json`.

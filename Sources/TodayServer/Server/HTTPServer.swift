@@ -115,6 +115,10 @@ public final class HTTPServer: @unchecked Sendable {
                 exchange.answered = true
                 return queue(APIError.shuttingDown.response, on: connection, method: method, route: "-", exchange: exchange)
             }
+            if let refusal = RequestFraming.refusal(of: connection) {
+                exchange.answered = true
+                return queue(refusal.response, on: connection, method: method, route: "-", exchange: exchange)
+            }
             if let length = header(connection, "Content-Length").flatMap(Int.init), length > Self.maximumBodyBytes {
                 exchange.answered = true
                 return queue(APIError.payloadTooLarge.response, on: connection, method: method, route: "-", exchange: exchange)
