@@ -50,6 +50,8 @@ TIMEOUT = int(sys.argv[4]) if len(sys.argv) > 4 else 30
 if not 1 <= TIMEOUT <= 3600:
     raise SystemExit(f"abuse: TIMEOUT must be 1-3600 seconds (the server's --connection-timeout-seconds), not {TIMEOUT}")
 TRICKLERS = max(10, SLOW // 5)
+STREAMS = max(1000, SLOW * 4)            # event streams opened and closed at once (stream memory)
+CONNECTION_LIMIT = None if SLOW >= 500 else 20  # --max-connections of the limit phase (None: the default)
 TRICKLE_SECONDS = min(3.0, TIMEOUT / 3)   # one header byte this often: always under the timeout
 IDLE_TIMEOUT = float(TIMEOUT)             # the server's idle timeout and request deadline
 CUT_BOUND = IDLE_TIMEOUT + max(3.0, IDLE_TIMEOUT / 3)  # every unfinished request cut within this of its opening
@@ -985,6 +987,9 @@ def main():
                                            f"(bound {ROUND_GROWTH_BOUND_MIB} MiB)")
     run("slow", slow, reference)
     run("creations", creations, reference)
+    this = sys.modules[__name__]
+    run("stream memory", lambda: abuse_http.stream_memory(this, STREAMS), reference)
+    run("connection limit", lambda: abuse_http.connection_limit(this, CONNECTION_LIMIT), reference)
     state["phase"] = "end"
     peak = rss_kib("VmHWM") / 1024
     check(peak < PEAK_RSS_BOUND_MIB, f"peak RSS (VmHWM) {peak:.1f} MiB is over {PEAK_RSS_BOUND_MIB} MiB")
@@ -1001,7 +1006,7 @@ def main():
     print(f"abuse test: {tally['bad']} bad or borderline requests answered ({statuses}), slowest "
           f"{tally['slowest_bad']:.2f} s; chunked past the limit: {tally.get('chunked')}; timeout {TIMEOUT} s: "
           f"{tally.get('slow')}; {tally.get('long poll')}; {tally.get('stream')}; "
-          f"{tally.get('ordinary')}; {tally.get('creations')}; {tally.get('smuggling')}; RSS MiB: {rss}, peak {peak:.0f} "
+          f"{tally.get('ordinary')}; {tally.get('creations')}; {tally.get('smuggling')}; {tally.get('stream memory')}; {tally.get('connection limit')}; RSS MiB: {rss}, peak {peak:.0f} "
           f"(bound {PEAK_RSS_BOUND_MIB}), growth over rounds 2-3 {growth:.1f} (bound {ROUND_GROWTH_BOUND_MIB}); "
           f"store unchanged at every checkpoint: {'yes' if not any('store changed' in f for f in failures) else 'NO'}; "
           f"SIGTERM exit {code} in {stop_seconds:.1f} s; {len(findings)} findings; "

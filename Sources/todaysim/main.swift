@@ -10,6 +10,8 @@ enum CommandLineInterface {
                               [--retention-seconds S] [--heartbeat-seconds S] [--threads N] [--quiet]
                               [--connection-timeout-seconds 30]  (silence allowed, and the time a
                               whole request may take to arrive)
+                              [--max-connections 4000]  (open connections served at once; a
+                              request on one past it is answered 503 and closed)
                               [--token T] [--token-file PATH] | [--no-auth]
                               (a token is required to serve beyond loopback; a token file holds
                               `TOKEN LABEL` lines: each token sees only its label's sessions)
@@ -29,6 +31,7 @@ enum CommandLineInterface {
         var database = ".todaysim/sessions.sqlite"
         var threads = 2
         var connectionTimeout = 30
+        var maxConnections = 4000
         var quiet = false
         var durability = Durability.normal
         var heartbeat: Double = 15
@@ -77,7 +80,7 @@ enum CommandLineInterface {
                 print(usage)
                 exit(0)
             }
-            guard ["--host", "--port", "--db", "--threads", "--synchronous", "--heartbeat-seconds", "--retention-seconds", "--token", "--token-file", "--connection-timeout-seconds", "--allow-origin"].contains(flag) else { fail("unknown flag \(flag)", usage: true) }
+            guard ["--host", "--port", "--db", "--threads", "--synchronous", "--heartbeat-seconds", "--retention-seconds", "--token", "--token-file", "--connection-timeout-seconds", "--allow-origin", "--max-connections"].contains(flag) else { fail("unknown flag \(flag)", usage: true) }
             guard let value = rest.popFirst() else { fail("\(flag) needs a value", usage: true) }
             switch flag {
             case "--host": options.host = value
@@ -108,6 +111,11 @@ enum CommandLineInterface {
                     fail("--connection-timeout-seconds must be 1-3600", usage: false)
                 }
                 options.connectionTimeout = seconds
+            case "--max-connections":
+                guard let count = Int(value), (1...1_000_000).contains(count) else {
+                    fail("--max-connections must be 1-1000000", usage: false)
+                }
+                options.maxConnections = count
             case "--threads":
                 guard let threads = Int(value), (1...64).contains(threads) else { fail("--threads must be 1-64", usage: false) }
                 options.threads = threads
@@ -122,13 +130,34 @@ enum CommandLineInterface {
         host == "localhost" || host == "::1" || host.hasPrefix("127.")
     }
 
-    /// The server takes up to 4096 connections at once, each an open file: the soft limit
-    /// (often 1024) is raised to the hard one, as far as it goes.
-    static func raiseOpenFileLimit() {
+    /// Each connection is an open file: the soft limit (often 1024) is raised to the hard one,
+    /// as far as it goes. Returns the soft limit then in force, `nil` when unknown.
+    static func raiseOpenFileLimit() -> Int? {
         var limit = rlimit()
-        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
-        limit.rlim_cur = min(limit.rlim_max, 65_536)
-        _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return nil }
+        if limit.rlim_cur < limit.rlim_max {
+            var raised = limit
+            raised.rlim_cur = min(limit.rlim_max, 65_536)
+            if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { limit = raised }
+        }
+        return Int(clamping: limit.rlim_cur)
+    }
+
+    /// Files the server keeps open besides connections: the database and its WAL, the
+    /// listening socket, epoll and wake-up descriptors, stdio.
+    static let otherOpenFiles = 64
+
+    /// `--max-connections`, lowered (with a note) so that it and the room above it for
+    /// refusing fit in the open-file limit: past that limit accept() fails and clients hang.
+    static func connectionLimit(_ wanted: Int, openFiles: Int?, log: RequestLog) -> Int {
+        guard let openFiles else { return wanted }
+        // Held at most: the limit plus the room above it; start near the answer, then step down.
+        var fitting = min(wanted, max(1, (openFiles - otherOpenFiles) * 16 / 17))
+        while fitting > 1, HTTPServer.connectionsHeld(serving: fitting) + otherOpenFiles > openFiles { fitting -= 1 }
+        if fitting < wanted {
+            log.note("--max-connections lowered from \(wanted) to \(fitting): the open-file limit is \(openFiles)")
+        }
+        return fitting
     }
 
     static func serve(_ options: ServeOptions) -> Int32 {
@@ -153,7 +182,7 @@ enum CommandLineInterface {
         sigaddset(&stopSignals, SIGINT)
         sigaddset(&stopSignals, SIGTERM)
         pthread_sigmask(SIG_BLOCK, &stopSignals, nil)
-        raiseOpenFileLimit()
+        let openFiles = raiseOpenFileLimit()
         let log = RequestLog(enabled: !options.quiet)
         if options.database != ":memory:" {
             let folder = URL(fileURLWithPath: options.database).deletingLastPathComponent()
@@ -177,7 +206,8 @@ enum CommandLineInterface {
         let server: HTTPServer
         do {
             server = try HTTPServer(host: options.host, port: options.port, threads: options.threads,
-                                    connectionTimeout: options.connectionTimeout, log: log,
+                                    connectionTimeout: options.connectionTimeout,
+                                    maxConnections: connectionLimit(options.maxConnections, openFiles: openFiles, log: log), log: log,
                                     respond: service.respond)
         } catch {
             fail("\(error)", usage: false)

@@ -17,7 +17,7 @@ import TodayStore
     ]
     /// Codes the project added to the contract's table (extended, never renamed).
     static let extensionCodes: Set<String> = ["unsupported_media_type", "shutting_down", "malformed_request",
-                                                  "unsupported_transfer_encoding"]
+                                                  "unsupported_transfer_encoding", "too_many_connections"]
 
     static let httpMethods: Set<String> = ["get", "put", "post", "delete", "options", "head", "patch", "trace"]
 

@@ -68,6 +68,12 @@ public struct APIError: Error, Equatable {
         code: "unsupported_transfer_encoding", status: 501,
         detail: "the only Transfer-Encoding taken is a single `chunked`", headers: [("Connection", "close")])
 
+    /// A request on a connection past `--max-connections` (issue 12, item 11); it is closed.
+    public static let tooManyConnections = APIError(
+        code: "too_many_connections", status: 503,
+        detail: "the server holds as many connections as it serves at once; retry shortly, or reuse a connection",
+        headers: [("Retry-After", "1"), ("Connection", "close")])
+
     /// A request that arrived while the server stops (issue 12, item 2): nothing was applied.
     public static let shuttingDown = APIError(code: "shutting_down", status: 503,
                                               detail: "the server is stopping; nothing was applied: retry on a new connection",
@@ -91,7 +97,7 @@ public struct APIError: Error, Equatable {
         "idempotency_conflict": "Idempotency conflict", "clock_not_virtual": "Clock not virtual",
         "payload_too_large": "Payload too large",
         "unsupported_media_type": "Unsupported media type", "internal": "Internal error",
-        "shutting_down": "Shutting down", "malformed_request": "Malformed request",
+        "shutting_down": "Shutting down", "too_many_connections": "Too many connections", "malformed_request": "Malformed request",
         "unsupported_transfer_encoding": "Unsupported transfer encoding",
     ]
 

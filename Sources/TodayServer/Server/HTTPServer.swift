@@ -33,11 +33,14 @@ public final class HTTPServer: @unchecked Sendable {
     private let stateLock = NSLock()
     private let requests = RequestsInFlight()
     private let deadlines: RequestDeadlines
+    private let connections: ConnectionLimit
+    private let heapTrim = HeapTrim()
 
     /// Binds `host:port` (0 picks a free port) and starts serving with `threads` workers.
     /// `connectionTimeout`: seconds a connection may stay silent, and the deadline for a whole
-    /// request to arrive (see `RequestDeadlines`).
-    public init(host: String, port: Int, threads: Int, connectionTimeout: Int = 30, log: RequestLog,
+    /// request to arrive (see `RequestDeadlines`). `maxConnections`: open connections served at
+    /// once; a request on one past it is answered `503` (see `ConnectionLimit`).
+    public init(host: String, port: Int, threads: Int, connectionTimeout: Int = 30, maxConnections: Int = 4000, log: RequestLog,
                 respond: @escaping @Sendable (HTTPRequest) -> (HTTPResponse, routeName: String)) throws {
         var boundPort: Int32 = 0
         var isIPv6: Int32 = 0
@@ -51,6 +54,7 @@ public final class HTTPServer: @unchecked Sendable {
         self.respond = respond
         self.log = log
         deadlines = RequestDeadlines(deadline: TimeInterval(connectionTimeout))
+        connections = ConnectionLimit(limit: maxConnections) { [log] line in log.note(line) }
 
         var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_USE_ITC.rawValue
             | MHD_ALLOW_SUSPEND_RESUME.rawValue
@@ -59,7 +63,7 @@ public final class HTTPServer: @unchecked Sendable {
         let context = Unmanaged.passUnretained(self).toOpaque()
         guard let started = todaysim_start_daemon(
             flags, accessHandler, context, requestCompleted, context, connectionNotice, context, socket,
-            UInt32(max(1, threads)), UInt32(connectionTimeout), 4096)
+            UInt32(max(1, threads)), UInt32(connectionTimeout), UInt32(Self.connectionsHeld(serving: maxConnections)))
         else {
             close(socket)
             throw ServerStartError.daemonFailed
@@ -70,6 +74,12 @@ public final class HTTPServer: @unchecked Sendable {
 
     deinit {
         stop()
+    }
+
+    /// The most connections the server holds open when it serves `maxConnections`: those plus
+    /// the room above them for answering the ones past the limit.
+    public static func connectionsHeld(serving maxConnections: Int) -> Int {
+        maxConnections + ConnectionLimit.headroom(for: maxConnections)
     }
 
     /// Stops accepting connections; from now on new requests are refused `503 shutting_down`
@@ -109,6 +119,10 @@ public final class HTTPServer: @unchecked Sendable {
             let exchange = Exchange()
             slot.pointee = Unmanaged.passRetained(exchange).toOpaque()
             requests.enter()
+            if connections.isRefused(connection) {
+                exchange.answered = true
+                return queue(APIError.tooManyConnections.response, on: connection, method: method, route: "-", exchange: exchange)
+            }
             if requests.isStopping {
                 // A kept-alive connection's next request after the stop began: refused (and,
                 // answered on the first call, its connection closed) — it must not park.
@@ -214,9 +228,12 @@ public final class HTTPServer: @unchecked Sendable {
 
     fileprivate func connection(_ connection: OpaquePointer, notice: MHD_ConnectionNotificationCode) {
         if todaysim_connection_started(notice) != 0 {
+            connections.opened(connection)
             deadlines.opened(connection, socket: todaysim_connection_fd(connection))
         } else {
             deadlines.closed(connection)
+            connections.closed(connection)
+            heapTrim.connectionClosed()
         }
     }
 
