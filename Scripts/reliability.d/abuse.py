@@ -41,6 +41,8 @@ import time
 import urllib.parse
 from concurrent.futures import ThreadPoolExecutor
 
+import abuse_http  # issue 12's phases at the HTTP layer (smuggling, connection limit, streams)
+
 BINARY = sys.argv[1]
 SLOW = int(sys.argv[2]) if len(sys.argv) > 2 else 500
 CREATIONS = int(sys.argv[3]) if len(sys.argv) > 3 else 3000
@@ -48,6 +50,8 @@ TIMEOUT = int(sys.argv[4]) if len(sys.argv) > 4 else 30
 if not 1 <= TIMEOUT <= 3600:
     raise SystemExit(f"abuse: TIMEOUT must be 1-3600 seconds (the server's --connection-timeout-seconds), not {TIMEOUT}")
 TRICKLERS = max(10, SLOW // 5)
+STREAMS = max(1000, SLOW * 4)            # event streams opened and closed at once (stream memory)
+CONNECTION_LIMIT = None if SLOW >= 500 else 20  # --max-connections of the limit phase (None: the default)
 TRICKLE_SECONDS = min(3.0, TIMEOUT / 3)   # one header byte this often: always under the timeout
 IDLE_TIMEOUT = float(TIMEOUT)             # the server's idle timeout and request deadline
 CUT_BOUND = IDLE_TIMEOUT + max(3.0, IDLE_TIMEOUT / 3)  # every unfinished request cut within this of its opening
@@ -551,10 +555,7 @@ LENIENT = [  # not malformed enough for every parser: any clear answer, recorded
     ("HTTP/1.1 without Host", b"GET /healthz HTTP/1.1\r\n\r\n"),
     ("NUL inside the URL", b"GET /healthz\x00/../nowhere HTTP/1.1\r\nHost: x\r\n\r\n"),
     ("NUL inside a header value", b"GET /healthz HTTP/1.1\r\nHost: x\x00y\r\n\r\n"),
-    ("both Content-Length and chunked",
-     b"POST /v1/sessions/abuse-ref-1/web-events HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n"
-     b"Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n"),
-]
+]  # (Content-Length with chunked: the smuggling phase, abuse_http.py)
 lingering = []  # (what, socket, sent at): no answer yet; must be closed by the server's timeout
 
 
@@ -973,6 +974,7 @@ def main():
     run("deep/huge", deep_and_huge, reference)
     run("invalid utf-8", invalid_utf8, reference)
     run("content types", content_types, reference)
+    run("smuggling", lambda: abuse_http.smuggling(sys.modules[__name__]), reference)
     round_one = rss_kib()
     # Rounds two and three of the same bad bodies (~15 MiB sent, ~10 MiB echoed back per round):
     # memory must not keep growing with them.
@@ -985,6 +987,9 @@ def main():
                                            f"(bound {ROUND_GROWTH_BOUND_MIB} MiB)")
     run("slow", slow, reference)
     run("creations", creations, reference)
+    this = sys.modules[__name__]
+    run("stream memory", lambda: abuse_http.stream_memory(this, STREAMS), reference)
+    run("connection limit", lambda: abuse_http.connection_limit(this, CONNECTION_LIMIT), reference)
     state["phase"] = "end"
     peak = rss_kib("VmHWM") / 1024
     check(peak < PEAK_RSS_BOUND_MIB, f"peak RSS (VmHWM) {peak:.1f} MiB is over {PEAK_RSS_BOUND_MIB} MiB")
@@ -1001,7 +1006,7 @@ def main():
     print(f"abuse test: {tally['bad']} bad or borderline requests answered ({statuses}), slowest "
           f"{tally['slowest_bad']:.2f} s; chunked past the limit: {tally.get('chunked')}; timeout {TIMEOUT} s: "
           f"{tally.get('slow')}; {tally.get('long poll')}; {tally.get('stream')}; "
-          f"{tally.get('ordinary')}; {tally.get('creations')}; RSS MiB: {rss}, peak {peak:.0f} "
+          f"{tally.get('ordinary')}; {tally.get('creations')}; {tally.get('smuggling')}; {tally.get('stream memory')}; {tally.get('connection limit')}; RSS MiB: {rss}, peak {peak:.0f} "
           f"(bound {PEAK_RSS_BOUND_MIB}), growth over rounds 2-3 {growth:.1f} (bound {ROUND_GROWTH_BOUND_MIB}); "
           f"store unchanged at every checkpoint: {'yes' if not any('store changed' in f for f in failures) else 'NO'}; "
           f"SIGTERM exit {code} in {stop_seconds:.1f} s; {len(findings)} findings; "

@@ -1,6 +1,7 @@
 #ifndef TODAYSIM_CMICROHTTPD_SHIM_H
 #define TODAYSIM_CMICROHTTPD_SHIM_H
 #include <errno.h>
+#include <malloc.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <stdarg.h>
@@ -66,6 +67,13 @@ static inline struct MHD_Response *todaysim_response_streaming(MHD_ContentReader
                                                               MHD_ContentReaderFreeCallback freed)
 {
     return MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16 * 1024, reader, cls, freed);
+}
+
+/// Hands the free pages of every malloc arena back to the system (glibc's `malloc_trim`,
+/// which Swift's Glibc module does not show).
+static inline void todaysim_trim_heap(void)
+{
+    malloc_trim(0);
 }
 
 /// Binds and listens on host:port (port 0 picks a free one). Returns the socket, or -1 with

@@ -10,6 +10,8 @@ enum CommandLineInterface {
                               [--retention-seconds S] [--heartbeat-seconds S] [--threads N] [--quiet]
                               [--connection-timeout-seconds 30]  (silence allowed, and the time a
                               whole request may take to arrive)
+                              [--max-connections 4000]  (open connections served at once; a
+                              request on one past it is answered 503 and closed)
                               [--token T] [--token-file PATH] | [--no-auth]
                               (a token is required to serve beyond loopback; a token file holds
                               `TOKEN LABEL` lines: each token sees only its label's sessions)
@@ -29,6 +31,7 @@ enum CommandLineInterface {
         var database = ".todaysim/sessions.sqlite"
         var threads = 2
         var connectionTimeout = 30
+        var maxConnections = 4000
         var quiet = false
         var durability = Durability.normal
         var heartbeat: Double = 15
@@ -77,7 +80,7 @@ enum CommandLineInterface {
                 print(usage)
                 exit(0)
             }
-            guard ["--host", "--port", "--db", "--threads", "--synchronous", "--heartbeat-seconds", "--retention-seconds", "--token", "--token-file", "--connection-timeout-seconds", "--allow-origin"].contains(flag) else { fail("unknown flag \(flag)", usage: true) }
+            guard ["--host", "--port", "--db", "--threads", "--synchronous", "--heartbeat-seconds", "--retention-seconds", "--token", "--token-file", "--connection-timeout-seconds", "--allow-origin", "--max-connections"].contains(flag) else { fail("unknown flag \(flag)", usage: true) }
             guard let value = rest.popFirst() else { fail("\(flag) needs a value", usage: true) }
             switch flag {
             case "--host": options.host = value
@@ -113,6 +116,11 @@ enum CommandLineInterface {
                     fail("--connection-timeout-seconds must be 1-3600", usage: false)
                 }
                 options.connectionTimeout = seconds
+            case "--max-connections":
+                guard let count = Int(value), (1...1_000_000).contains(count) else {
+                    fail("--max-connections must be 1-1000000", usage: false)
+                }
+                options.maxConnections = count
             case "--threads":
                 guard let threads = Int(value), (1...64).contains(threads) else { fail("--threads must be 1-64", usage: false) }
                 options.threads = threads
@@ -127,13 +135,34 @@ enum CommandLineInterface {
         host == "localhost" || host == "::1" || host.hasPrefix("127.")
     }
 
-    /// The server takes up to 4096 connections at once, each an open file: the soft limit
-    /// (often 1024) is raised to the hard one, as far as it goes.
-    static func raiseOpenFileLimit() {
+    /// Each connection is an open file: the soft limit (often 1024) is raised to the hard one,
+    /// as far as it goes. Returns the soft limit then in force, `nil` when unknown.
+    static func raiseOpenFileLimit() -> Int? {
         var limit = rlimit()
-        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
-        limit.rlim_cur = min(limit.rlim_max, 65_536)
-        _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return nil }
+        if limit.rlim_cur < limit.rlim_max {
+            var raised = limit
+            raised.rlim_cur = min(limit.rlim_max, 65_536)
+            if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { limit = raised }
+        }
+        return Int(clamping: limit.rlim_cur)
+    }
+
+    /// Files the server keeps open besides connections: the database and its WAL, the
+    /// listening socket, epoll and wake-up descriptors, stdio.
+    static let otherOpenFiles = 64
+
+    /// `--max-connections`, lowered (with a note) so that it and the room above it for
+    /// refusing fit in the open-file limit: past that limit accept() fails and clients hang.
+    static func connectionLimit(_ wanted: Int, openFiles: Int?, log: RequestLog) -> Int {
+        guard let openFiles else { return wanted }
+        // Held at most: the limit plus the room above it; start near the answer, then step down.
+        var fitting = min(wanted, max(1, (openFiles - otherOpenFiles) * 16 / 17))
+        while fitting > 1, HTTPServer.connectionsHeld(serving: fitting) + otherOpenFiles > openFiles { fitting -= 1 }
+        if fitting < wanted {
+            log.note("--max-connections lowered from \(wanted) to \(fitting): the open-file limit is \(openFiles)")
+        }
+        return fitting
     }
 
     static func serve(_ options: ServeOptions) -> Int32 {
@@ -148,17 +177,17 @@ enum CommandLineInterface {
         if !isLoopback(options.host), access == nil, !options.noAuth {
             fail("refusing to serve \(options.host) without a token: pass --token (or TODAYSIM_TOKEN), or --no-auth on a private network", usage: false)
         }
-        // Signals are watched before anything starts, so none is lost once "listening" shows.
-        let stop = DispatchSemaphore(value: 0)
-        var signalSources: [DispatchSourceSignal] = []
-        for signalNumber in [SIGINT, SIGTERM] {
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-            source.setEventHandler { stop.signal() }
-            source.resume()
-            signal(signalNumber, SIG_IGN)
-            signalSources.append(source)
-        }
-        raiseOpenFileLimit()
+        // SIGINT and SIGTERM are blocked before any thread starts, so every thread inherits the
+        // mask: one that arrives at any moment stays pending until `sigwait` below takes it —
+        // none is lost, however early. (A Dispatch signal source installs its handler on
+        // another thread some time after `resume()`; a `signal(SIG_IGN)` racing with that
+        // install discarded SIGTERM in about one round in ten under load — issue 12, item 2.)
+        var stopSignals = sigset_t()
+        sigemptyset(&stopSignals)
+        sigaddset(&stopSignals, SIGINT)
+        sigaddset(&stopSignals, SIGTERM)
+        pthread_sigmask(SIG_BLOCK, &stopSignals, nil)
+        let openFiles = raiseOpenFileLimit()
         // A write past the file size limit (`ulimit -f`) fails with EFBIG, answered 507, instead
         // of killing the process.
         signal(SIGXFSZ, SIG_IGN)
@@ -188,7 +217,8 @@ enum CommandLineInterface {
         let server: HTTPServer
         do {
             server = try HTTPServer(host: options.host, port: options.port, threads: options.threads,
-                                    connectionTimeout: options.connectionTimeout, log: log,
+                                    connectionTimeout: options.connectionTimeout,
+                                    maxConnections: connectionLimit(options.maxConnections, openFiles: openFiles, log: log), log: log,
                                     respond: service.respond)
         } catch {
             fail("\(error)", usage: false)
@@ -199,9 +229,12 @@ enum CommandLineInterface {
         scheduler.poke()
         log.note("listening on http://\(options.host):\(server.port) (database \(options.database))")
 
-        stop.wait()
-        withExtendedLifetime(signalSources) {}
+        var received: Int32 = 0
+        while sigwait(&stopSignals, &received) != 0 {}
         log.note("stopping: finishing requests in flight")
+        // New requests are refused from here on; then long polls and streams are released, and
+        // the server waits for what is still in flight.
+        server.beginStopping()
         service.stop()
         server.stop()
         scheduler.stop()

@@ -16,7 +16,8 @@ import TodayStore
         "clock_not_virtual", "payload_too_large", "internal",
     ]
     /// Codes the project added to the contract's table (extended, never renamed).
-    static let extensionCodes: Set<String> = ["unsupported_media_type", "insufficient_storage", "storage_unavailable"]
+    static let extensionCodes: Set<String> = ["unsupported_media_type", "shutting_down", "malformed_request",
+                                                  "unsupported_transfer_encoding", "too_many_connections", "insufficient_storage", "storage_unavailable"]
 
     static let httpMethods: Set<String> = ["get", "put", "post", "delete", "options", "head", "patch", "trace"]
 

@@ -22,11 +22,14 @@ final class TestServer: @unchecked Sendable {
     let labelTokens: [(token: String, label: String)]
     /// `--allow-origin` origins.
     let allowedOrigins: [String]
+    /// `--max-connections`.
+    let maxConnections: Int
     private(set) var base: URL
     let logLines = LockedLines()
 
     init(retentionMs: Millis? = nil, token: String? = nil, labelTokens: [(token: String, label: String)] = [],
-         allowedOrigins: [String] = []) throws {
+         allowedOrigins: [String] = [], maxConnections: Int = 4000) throws {
+        self.maxConnections = maxConnections
         self.retentionMs = retentionMs
         self.token = token
         self.labelTokens = labelTokens
@@ -53,7 +56,8 @@ final class TestServer: @unchecked Sendable {
         let service = TodayService(store: store, scheduler: scheduler, log: log, heartbeat: 0.3, expiry: expiry,
                                    access: Access(token: token, labelled: labelTokens),
                                    crossOrigin: CrossOrigin(origins: allowedOrigins))
-        let server = try HTTPServer(host: "127.0.0.1", port: 0, threads: 2, log: log, respond: service.respond)
+        let server = try HTTPServer(host: "127.0.0.1", port: 0, threads: 2, maxConnections: maxConnections, log: log,
+                                    respond: service.respond)
         scheduler.start()
         scheduler.poke()
         expiry.start()
@@ -67,6 +71,7 @@ final class TestServer: @unchecked Sendable {
 
     /// Stops serving and closes the database.
     func stop() {
+        server?.beginStopping()
         service?.stop()
         server?.stop()
         expiry?.stop()

@@ -58,6 +58,34 @@ public struct APIError: Error, Equatable {
         APIError(code: "unsupported_media_type", status: 415, detail: detail)
     }
 
+    /// A request whose framing two HTTP hops could read differently (request smuggling, issue
+    /// 12 item 4); the connection is closed after it.
+    public static func malformedRequest(_ detail: String) -> APIError {
+        APIError(code: "malformed_request", status: 400, detail: detail, headers: [("Connection", "close")])
+    }
+
+    public static let unsupportedTransferEncoding = APIError(
+        code: "unsupported_transfer_encoding", status: 501,
+        detail: "the only Transfer-Encoding taken is a single `chunked`", headers: [("Connection", "close")])
+
+    /// A request on a connection past `--max-connections` (issue 12, item 11); it is closed.
+    public static let tooManyConnections = APIError(
+        code: "too_many_connections", status: 503,
+        detail: "the server holds as many connections as it serves at once; retry shortly, or reuse a connection",
+        headers: [("Retry-After", "1"), ("Connection", "close")])
+
+    /// A request that arrived while the server stops (issue 12, item 2): nothing was applied.
+    public static let shuttingDown = APIError(code: "shutting_down", status: 503,
+                                              detail: "the server is stopping; nothing was applied: retry on a new connection",
+                                              headers: [("Retry-After", "1")])
+
+    /// A parked request whose answer was not ready when the stop's grace ran out: its input may
+    /// still be applied, so only a retry with the same `Idempotency-Key` is safe.
+    public static let notAnsweredInTime = APIError(
+        code: "shutting_down", status: 503,
+        detail: "the server stopped before this answer was ready; the input may have been applied: retry with the same Idempotency-Key",
+        headers: [("Retry-After", "1")])
+
     public static let internalError = APIError(code: "internal", status: 500,
                                                detail: "an unexpected error; details are in the server log")
 
@@ -70,6 +98,8 @@ public struct APIError: Error, Equatable {
         "payload_too_large": "Payload too large",
         "unsupported_media_type": "Unsupported media type", "internal": "Internal error",
         "insufficient_storage": "Insufficient storage", "storage_unavailable": "Storage unavailable",
+        "shutting_down": "Shutting down", "too_many_connections": "Too many connections", "malformed_request": "Malformed request",
+        "unsupported_transfer_encoding": "Unsupported transfer encoding",
     ]
 
     /// `application/problem+json`.

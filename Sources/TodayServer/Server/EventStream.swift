@@ -12,8 +12,16 @@ public final class EventStream: @unchecked Sendable {
     private var suspended = false
     private var connection: OpaquePointer?
     private var gone = false
+    private var behind = false
     /// Called once when the client is gone or the stream ended.
     var onGone: (@Sendable () -> Void)?
+    /// Called when what was queued has been sent after `markBehind()`: the sender may go on.
+    var onDrained: (@Sendable () -> Void)?
+
+    /// Bytes queued past which a sender stops and waits for `onDrained` (issue 12, item 11):
+    /// a slow client, or one gone while its connection is parked (libmicrohttpd does not see a
+    /// parked connection close), must not have whole timelines piled up in memory for it.
+    static let backlogLimit = 1 << 20
 
     public init() {}
 
@@ -33,6 +41,33 @@ public final class EventStream: @unchecked Sendable {
         let resume = takeSuspension()
         lock.unlock()
         if let resume { MHD_resume_connection(resume) }
+    }
+
+    /// Bytes queued and not yet sent.
+    var backlog: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return buffer.count
+    }
+
+    /// Whether nothing more will be sent (the stream ended or its client is gone).
+    var isEnded: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return closed || gone
+    }
+
+    /// The sender stopped at `backlogLimit`: `onDrained` runs once the backlog is sent.
+    func markBehind() {
+        lock.lock()
+        guard buffer.isEmpty else {
+            behind = true
+            lock.unlock()
+            return
+        }
+        let drained = onDrained  // sent already, before it could be marked
+        lock.unlock()
+        drained?()
     }
 
     public var isGone: Bool {
@@ -65,7 +100,10 @@ public final class EventStream: @unchecked Sendable {
                 UnsafeMutableRawPointer(destination).copyMemory(from: source.baseAddress!, byteCount: count)
             }
             buffer.removeFirst(count)
+            let drained = buffer.isEmpty && behind ? onDrained : nil
+            if drained != nil { behind = false }
             lock.unlock()
+            drained?()
             return count
         }
         if closed {
@@ -96,6 +134,7 @@ public final class EventStream: @unchecked Sendable {
         gone = true
         let callback = onGone
         onGone = nil
+        onDrained = nil
         lock.unlock()
         callback?()
     }

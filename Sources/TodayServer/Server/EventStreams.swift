@@ -67,6 +67,7 @@ public final class EventStreams: @unchecked Sendable {
         let isClosed = closed
         lock.unlock()
         stream.onGone = { [weak self] in self?.remove(key) }
+        stream.onDrained = { [weak self] in self?.resume(key) }
         if isClosed { stream.close() }
         loop.poke()
         return stream
@@ -96,6 +97,14 @@ public final class EventStreams: @unchecked Sendable {
         return subscribers.count
     }
 
+    /// A stream that was behind has sent its backlog: it goes on from its cursor.
+    private func resume(_ key: Int) {
+        lock.lock()
+        fresh.insert(key)
+        lock.unlock()
+        loop.poke()
+    }
+
     private func remove(_ key: Int) {
         lock.lock()
         subscribers.removeValue(forKey: key)
@@ -114,6 +123,10 @@ public final class EventStreams: @unchecked Sendable {
         lock.unlock()
 
         for (key, subscriber) in current {
+            lock.lock()
+            let stopping = closed
+            lock.unlock()
+            if stopping { return }  // the stop waits for this loop: no more sending
             var follow = subscriber.follow
             switch follow {
             case let .session(id, after):
@@ -121,7 +134,8 @@ public final class EventStreams: @unchecked Sendable {
                 follow = .session(id: id, after: send(sessionId: id, after: after, to: subscriber.stream, qualified: false))
             case let .account(uid, label, after):
                 var cursors = after
-                for id in changedNow {
+                // A stream that was behind goes on for every session it follows.
+                for id in changedNow.union(freshNow.contains(key) ? Set(after.keys) : []) {
                     guard let stored = try? store.session(id), stored.session.uid == uid || cursors[id] != nil,
                           label == nil || stored.session.config.label == label
                     else { continue }
@@ -155,6 +169,11 @@ public final class EventStreams: @unchecked Sendable {
             if !bytes.isEmpty { stream.push(bytes) }
             cursor = page.next
             if !page.more { break }
+            if stream.isEnded { return cursor }
+            if stream.backlog > EventStream.backlogLimit {
+                stream.markBehind()
+                return cursor
+            }
         }
         if !qualified, (try? store.session(id))?.session.isClosed == true { stream.close() }
         return cursor

@@ -16,7 +16,8 @@ public enum ServerStartError: Error, CustomStringConvertible {
 
 /// An HTTP/1.1 server on libmicrohttpd: keep-alive, an internal epoll thread pool, bodies up
 /// to `maximumBodyBytes`. Owns the daemon; `stop()` stops accepting, lets in-flight requests
-/// finish and shuts it down.
+/// finish (answers made while stopping close their connection; requests that arrive on a
+/// kept-alive connection meanwhile are refused `503 shutting_down`) and shuts it down.
 public final class HTTPServer: @unchecked Sendable {
     public static let maximumBodyBytes = 1 << 20
     /// How much of an oversized unannounced body is read (and thrown away) before the
@@ -28,14 +29,18 @@ public final class HTTPServer: @unchecked Sendable {
     private let log: RequestLog
     // Set once in init, cleared once by stop(); guarded by `stateLock`.
     private var daemon: OpaquePointer?
+    private var listening: Int32?
     private let stateLock = NSLock()
-    private let inFlight = InFlightCounter()
+    private let requests = RequestsInFlight()
     private let deadlines: RequestDeadlines
+    private let connections: ConnectionLimit
+    private let heapTrim = HeapTrim()
 
     /// Binds `host:port` (0 picks a free port) and starts serving with `threads` workers.
     /// `connectionTimeout`: seconds a connection may stay silent, and the deadline for a whole
-    /// request to arrive (see `RequestDeadlines`).
-    public init(host: String, port: Int, threads: Int, connectionTimeout: Int = 30, log: RequestLog,
+    /// request to arrive (see `RequestDeadlines`). `maxConnections`: open connections served at
+    /// once; a request on one past it is answered `503` (see `ConnectionLimit`).
+    public init(host: String, port: Int, threads: Int, connectionTimeout: Int = 30, maxConnections: Int = 4000, log: RequestLog,
                 respond: @escaping @Sendable (HTTPRequest) -> (HTTPResponse, routeName: String)) throws {
         var boundPort: Int32 = 0
         var isIPv6: Int32 = 0
@@ -49,6 +54,7 @@ public final class HTTPServer: @unchecked Sendable {
         self.respond = respond
         self.log = log
         deadlines = RequestDeadlines(deadline: TimeInterval(connectionTimeout))
+        connections = ConnectionLimit(limit: maxConnections) { [log] line in log.note(line) }
 
         var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_USE_ITC.rawValue
             | MHD_ALLOW_SUSPEND_RESUME.rawValue
@@ -57,7 +63,7 @@ public final class HTTPServer: @unchecked Sendable {
         let context = Unmanaged.passUnretained(self).toOpaque()
         guard let started = todaysim_start_daemon(
             flags, accessHandler, context, requestCompleted, context, connectionNotice, context, socket,
-            UInt32(max(1, threads)), UInt32(connectionTimeout), 4096)
+            UInt32(max(1, threads)), UInt32(connectionTimeout), UInt32(Self.connectionsHeld(serving: maxConnections)))
         else {
             close(socket)
             throw ServerStartError.daemonFailed
@@ -70,16 +76,36 @@ public final class HTTPServer: @unchecked Sendable {
         stop()
     }
 
-    /// Stops accepting, waits up to `grace` for requests in flight, then ends the daemon.
+    /// The most connections the server holds open when it serves `maxConnections`: those plus
+    /// the room above them for answering the ones past the limit.
+    public static func connectionsHeld(serving maxConnections: Int) -> Int {
+        maxConnections + ConnectionLimit.headroom(for: maxConnections)
+    }
+
+    /// Stops accepting connections; from now on new requests are refused `503 shutting_down`
+    /// and every answer closes its connection. (The service then releases its long polls and
+    /// streams; `stop()` waits for what is in flight.)
+    public func beginStopping() {
+        stateLock.lock()
+        defer { stateLock.unlock() }
+        guard let daemon, listening == nil else { return }
+        requests.beginStopping()
+        listening = MHD_quiesce_daemon(daemon)
+    }
+
+    /// Stops accepting, waits up to `grace` for requests in flight, answers `503` whatever is
+    /// still parked, then ends the daemon — never with a connection suspended, which
+    /// libmicrohttpd answers by aborting the process.
     public func stop(grace: TimeInterval = 5) {
+        beginStopping()
         stateLock.lock()
         defer { stateLock.unlock() }
         guard let daemon else { return }
-        let listening = MHD_quiesce_daemon(daemon)
-        inFlight.waitUntilIdle(timeout: grace)
+        let refused = requests.drain(grace: grace)
+        if refused > 0 { log.note("stopping: \(refused) parked requests were not ready after \(grace) s and were answered 503") }
         MHD_stop_daemon(daemon)
         deadlines.stop()
-        if listening >= 0 { close(listening) }
+        if let listening, listening >= 0 { close(listening) }
         self.daemon = nil
     }
 
@@ -92,7 +118,21 @@ public final class HTTPServer: @unchecked Sendable {
             // First call: headers only. Refuse an announced oversized body at once (and close).
             let exchange = Exchange()
             slot.pointee = Unmanaged.passRetained(exchange).toOpaque()
-            inFlight.enter()
+            requests.enter()
+            if connections.isRefused(connection) {
+                exchange.answered = true
+                return queue(APIError.tooManyConnections.response, on: connection, method: method, route: "-", exchange: exchange)
+            }
+            if requests.isStopping {
+                // A kept-alive connection's next request after the stop began: refused (and,
+                // answered on the first call, its connection closed) — it must not park.
+                exchange.answered = true
+                return queue(APIError.shuttingDown.response, on: connection, method: method, route: "-", exchange: exchange)
+            }
+            if let refusal = RequestFraming.refusal(of: connection) {
+                exchange.answered = true
+                return queue(refusal.response, on: connection, method: method, route: "-", exchange: exchange)
+            }
             if let length = header(connection, "Content-Length").flatMap(Int.init), length > Self.maximumBodyBytes {
                 exchange.answered = true
                 return queue(APIError.payloadTooLarge.response, on: connection, method: method, route: "-", exchange: exchange)
@@ -142,12 +182,16 @@ public final class HTTPServer: @unchecked Sendable {
         guard let deferred = response.deferred else {
             return queue(response, on: connection, method: method, route: route, exchange: exchange)
         }
+        let refuse: @Sendable () -> Void = { exchange.finish({ APIError.notAnsweredInTime.response }, route: route) }
+        guard let key = requests.park(connection, refuse: refuse) else {
+            // The stop's grace is over: nothing may park any more.
+            return queue(APIError.shuttingDown.response, on: connection, method: method, route: route, exchange: exchange)
+        }
         deadlines.answering(connection)
         MHD_suspend_connection(connection)
-        let parked = ParkedConnection(connection)
-        deferred { makeResponse in
+        deferred { [requests] makeResponse in
             exchange.finish(makeResponse, route: route)
-            MHD_resume_connection(parked.connection)
+            requests.resume(key)
         }
         return .YES
     }
@@ -157,7 +201,7 @@ public final class HTTPServer: @unchecked Sendable {
         guard let slot, let stored = slot.pointee else { return }
         Unmanaged<Exchange>.fromOpaque(stored).release()
         slot.pointee = nil
-        inFlight.leave()
+        requests.leave()
     }
 
     private func queue(_ response: HTTPResponse, on connection: OpaquePointer, method: String, route: String,
@@ -174,6 +218,8 @@ public final class HTTPServer: @unchecked Sendable {
         }
         guard let handle else { return .NO }
         for (name, value) in response.headers { MHD_add_response_header(handle, name, value) }
+        // While stopping, no connection may stay open for another request.
+        if requests.isStopping { MHD_add_response_header(handle, "Connection", "close") }
         let result = MHD_queue_response(connection, UInt32(response.status), handle)
         MHD_destroy_response(handle)
         log.record(method: method, route: route, status: response.status, startedAt: exchange.startedAt)
@@ -182,76 +228,17 @@ public final class HTTPServer: @unchecked Sendable {
 
     fileprivate func connection(_ connection: OpaquePointer, notice: MHD_ConnectionNotificationCode) {
         if todaysim_connection_started(notice) != 0 {
+            connections.opened(connection)
             deadlines.opened(connection, socket: todaysim_connection_fd(connection))
         } else {
             deadlines.closed(connection)
+            connections.closed(connection)
+            heapTrim.connectionClosed()
         }
     }
 
     private func header(_ connection: OpaquePointer, _ name: String) -> String? {
         todaysim_request_header(connection, name).map { String(cString: $0) }
-    }
-}
-
-/// One request's state between libmicrohttpd's calls: retained in its connection slot from
-/// the first call, released when the request completes.
-private final class Exchange: @unchecked Sendable {
-    var body: [UInt8] = []
-    /// Bytes thrown away once the body grew past the limit.
-    var discarded = 0
-    var tooLarge: Bool { discarded > 0 }
-    var answered = false
-    let startedAt = DispatchTime.now()
-    private let lock = NSLock()
-    // Guarded by `lock`: set by the work that a parked request waits for.
-    private var finished: (make: @Sendable () -> HTTPResponse, route: String)?
-
-    func finish(_ make: @escaping @Sendable () -> HTTPResponse, route: String) {
-        lock.lock()
-        finished = (make, route)
-        lock.unlock()
-    }
-
-    func takeFinished() -> (@Sendable () -> HTTPResponse, String)? {
-        lock.lock()
-        defer { lock.unlock() }
-        guard let ready = finished else { return nil }
-        finished = nil
-        return (ready.make, ready.route)
-    }
-}
-
-/// A suspended connection handed to the thread that will resume it (libmicrohttpd allows
-/// resuming from any thread).
-private struct ParkedConnection: @unchecked Sendable {
-    let connection: OpaquePointer
-
-    init(_ connection: OpaquePointer) { self.connection = connection }
-}
-
-/// Counts requests in flight so a stop can let them finish.
-private final class InFlightCounter: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var count = 0
-
-    func enter() {
-        condition.lock()
-        count += 1
-        condition.unlock()
-    }
-
-    func leave() {
-        condition.lock()
-        count -= 1
-        if count == 0 { condition.broadcast() }
-        condition.unlock()
-    }
-
-    func waitUntilIdle(timeout: TimeInterval) {
-        let deadline = Date(timeIntervalSinceNow: timeout)
-        condition.lock()
-        while count > 0, condition.wait(until: deadline) {}
-        condition.unlock()
     }
 }
 

@@ -1,0 +1,95 @@
+import CMicroHTTPD
+import Foundation
+
+/// What a stop needs to know of the requests (issue 12, item 2): whether the stop began, how
+/// many requests are in flight, and which connections are parked (suspended) until their
+/// answer is ready. libmicrohttpd aborts the whole process when its daemon is stopped with a
+/// connection still suspended (`MHD_stop_daemon() called while we have suspended
+/// connections`), and a kept-alive connection may send a new request at any moment before
+/// that — so once stopping, new requests are refused at once (they never park), and after the
+/// grace every connection still parked is answered `503` and resumed before the daemon ends.
+final class RequestsInFlight: @unchecked Sendable {
+    private struct Parked {
+        let connection: OpaquePointer
+        /// Gives the parked request a `503` answer, unless its own answer came first.
+        let refuse: @Sendable () -> Void
+    }
+
+    private let condition = NSCondition()
+    // Guarded by `condition`.
+    private var count = 0
+    private var parked: [Int: Parked] = [:]
+    private var nextKey = 0
+    private var stopping = false
+    /// Set when the grace ran out: nothing may park any more.
+    private var sealed = false
+
+    /// Whether the server is stopping: new requests are refused, answers close their connection.
+    var isStopping: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return stopping
+    }
+
+    func enter() {
+        condition.lock()
+        count += 1
+        condition.unlock()
+    }
+
+    func leave() {
+        condition.lock()
+        count -= 1
+        if count == 0 { condition.broadcast() }
+        condition.unlock()
+    }
+
+    func beginStopping() {
+        condition.lock()
+        stopping = true
+        condition.unlock()
+    }
+
+    /// Registers a connection about to be suspended; `nil` once the stop sealed (the request
+    /// must be answered now instead).
+    func park(_ connection: OpaquePointer, refuse: @escaping @Sendable () -> Void) -> Int? {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !sealed else { return nil }
+        nextKey += 1
+        parked[nextKey] = Parked(connection: connection, refuse: refuse)
+        return nextKey
+    }
+
+    /// The parked request's answer is ready: resumes its connection, unless the stop already
+    /// did (then the connection may be gone and must not be touched).
+    func resume(_ key: Int) {
+        condition.lock()
+        let entry = parked.removeValue(forKey: key)
+        condition.unlock()
+        if let entry { MHD_resume_connection(entry.connection) }
+    }
+
+    /// Waits up to `grace` for every request in flight to be answered; then answers what is
+    /// still parked `503` and resumes it, and waits up to `settle` for those answers to go out.
+    /// After this no connection is suspended by a request. Returns how many were refused.
+    func drain(grace: TimeInterval, settle: TimeInterval = 1) -> Int {
+        condition.lock()
+        let deadline = Date(timeIntervalSinceNow: grace)
+        while count > 0, condition.wait(until: deadline) {}
+        sealed = true
+        let left = Array(parked.values)
+        parked = [:]
+        condition.unlock()
+        for entry in left {
+            entry.refuse()
+            MHD_resume_connection(entry.connection)
+        }
+        guard !left.isEmpty else { return 0 }
+        condition.lock()
+        let settled = Date(timeIntervalSinceNow: settle)
+        while count > 0, condition.wait(until: settled) {}
+        condition.unlock()
+        return left.count
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import TodayHost
+
+/// One TCP connection to the test server that sends exactly the bytes a test gives it — for
+/// what an HTTP client library would refuse or repair (duplicate or conflicting framing
+/// headers, a bare CR, a second request hidden in a body) and for watching a connection being
+/// kept or closed.
+final class RawConnection {
+    struct Answer: CustomStringConvertible {
+        var status: Int
+        /// Lowercased names.
+        var headers: [String: String]
+        var body: [UInt8]
+
+        var json: JSON { (try? JSON.parse(bytes: body)) ?? .null }
+        var closes: Bool { headers["connection"]?.lowercased() == "close" }
+        var description: String { "\(status) \(headers) \(String(decoding: body, as: UTF8.self))" }
+    }
+
+    private let socket: Int32
+    private var buffer: [UInt8] = []
+
+    init(port: Int) throws {
+        socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { throw POSIXError(.EMFILE) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else {
+            close(socket)
+            throw POSIXError(.ECONNREFUSED)
+        }
+    }
+
+    deinit { close(socket) }
+
+    func send(_ text: String) { send(Array(text.utf8)) }
+
+    func send(_ bytes: [UInt8]) {
+        var sent = 0
+        while sent < bytes.count {
+            let count = bytes[sent...].withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if count <= 0 { return }  // the server closed: what it answered is still readable
+            sent += count
+        }
+    }
+
+    /// The next answer on this connection, or `nil` when the connection ends (or nothing
+    /// complete arrives) within `timeout`.
+    func readAnswer(timeout: TimeInterval = 15) -> Answer? {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        while true {
+            if let answer = takeAnswer() { return answer }
+            guard receive(until: deadline) else { return nil }
+        }
+    }
+
+    /// Whether the server closes the connection within `timeout` (after any answers it sends,
+    /// which are dropped).
+    func closedByServer(timeout: TimeInterval = 15) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        while receive(until: deadline) { buffer.removeAll() }
+        return Date() < deadline
+    }
+
+    /// Reads what is there; `false` at the end of the connection or at the deadline.
+    private func receive(until deadline: Date) -> Bool {
+        let left = deadline.timeIntervalSinceNow
+        guard left > 0 else { return false }
+        var watch = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+        guard poll(&watch, 1, Int32(min(left, 60) * 1000) + 1) > 0 else { return false }
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        let count = chunk.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+        guard count > 0 else { return false }
+        buffer += chunk[..<count]
+        return true
+    }
+
+    /// One complete answer from the front of the buffer (bodies with a Content-Length only).
+    private func takeAnswer() -> Answer? {
+        let separator: [UInt8] = Array("\r\n\r\n".utf8)
+        guard let end = buffer.indices.dropLast(3).first(where: { Array(buffer[$0..<$0 + 4]) == separator }) else { return nil }
+        let lines = String(decoding: buffer[..<end], as: UTF8.self).components(separatedBy: "\r\n")
+        let parts = lines[0].split(separator: " ")
+        guard parts.count >= 2, let status = Int(parts[1]) else { return nil }
+        var headers: [String: String] = [:]
+        for line in lines.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        let bodyStart = end + 4
+        let length = Int(headers["content-length"] ?? "0") ?? 0
+        guard headers["transfer-encoding"] == nil, buffer.count >= bodyStart + length else { return nil }
+        let body = Array(buffer[bodyStart..<bodyStart + length])
+        buffer.removeFirst(bodyStart + length)
+        return Answer(status: status, headers: headers, body: body)
+    }
+}
