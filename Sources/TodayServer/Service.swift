@@ -39,7 +39,7 @@ public final class TodayService: Sendable {
         let scripts = ScriptHandlers(store: store, scheduler: scheduler)
         let events = EventHandlers(store: store, streams: streams)
         var router = Router()
-        router.add("GET", "/") { _, _ in HTTPResponse(status: 200, headers: [("Content-Type", "text/html; charset=utf-8")], body: Array(DashboardPage.html.utf8)) }
+        router.add("GET", "/") { _, _ in HTTPResponse(status: 200, headers: [("Content-Type", "text/html; charset=utf-8")], body: WebAssets.dashboardPage) }
         router.add("GET", "/healthz") { _, _ in .json(["status": "ok"]) }
         router.add("GET", "/metrics") { [store] _, _ throws(APIError) in
             let counts: (active: Int, closed: Int)
