@@ -22,7 +22,9 @@ import Testing
         process.executableURL = copy
         process.currentDirectoryURL = folder
         process.arguments = ["serve", "--port", "0", "--db", ":memory:"]
-        process.standardError = try FileHandle(forWritingTo: logPath)
+        let logHandle = try FileHandle(forWritingTo: logPath)
+        defer { try? logHandle.close() }
+        process.standardError = logHandle
         try process.run()
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() } }
         func log() -> String { (try? String(contentsOf: logPath, encoding: .utf8)) ?? "" }
