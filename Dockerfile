@@ -1,21 +1,25 @@
-# Builds and runs todaysim with its database on a volume. Not exercised on the project's own
-# machines (no Docker engine runs there); kept deliberately plain.
-FROM swift:6.1-bookworm AS build
+# Builds and runs todaysim with its database on a volume. No Docker engine runs on the project's
+# own machines, so this file has not been built there: Scripts/check-dockerfile (in Scripts/test)
+# checks instead that it copies every path Package.swift needs and uses the project's Swift.
+FROM swift:6.3-bookworm AS build
 RUN apt-get update && apt-get install -y --no-install-recommends libmicrohttpd-dev libsqlite3-dev pkg-config \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY Package.swift ./
 COPY Sources ./Sources
+COPY Plugins ./Plugins
 COPY OpenAPI ./OpenAPI
+COPY Web ./Web
+# Not built here, but SwiftPM refuses a package whose declared test folders are missing.
 COPY Tests ./Tests
 RUN swift build -c release --product todaysim \
-    && mkdir -p /out && cp -R "$(swift build -c release --show-bin-path)"/todaysim \
-       "$(swift build -c release --show-bin-path)"/todaysim_TodayOpenAPI.resources /out/
+    && install -D "$(swift build -c release --show-bin-path)/todaysim" /out/todaysim
 
-FROM swift:6.1-bookworm-slim
+# The binary embeds the OpenAPI document, the dashboard and bridge.js: it is the whole server.
+FROM swift:6.3-bookworm-slim
 RUN apt-get update && apt-get install -y --no-install-recommends libmicrohttpd12 libsqlite3-0 curl \
     && rm -rf /var/lib/apt/lists/*
-COPY --from=build /out/ /opt/todaysim/
+COPY --from=build /out/todaysim /opt/todaysim/todaysim
 VOLUME /data
 EXPOSE 8080
 HEALTHCHECK CMD curl -fsS http://127.0.0.1:8080/healthz || exit 1

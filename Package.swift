@@ -25,10 +25,14 @@ let package = Package(
         ),
         // Sessions, timelines and request ledgers in SQLite.
         .target(name: "TodayStore", dependencies: ["TodayHost", "CSQLite"]),
+        // Builds a file of a target into the binary as a Swift source, so one file is the whole server.
+        .executableTarget(name: "embed-file"),
+        .plugin(name: "EmbedFiles", capability: .buildTool(), dependencies: ["embed-file"]),
         // The OpenAPI document, kept at OpenAPI/todaysim.yaml and served at /openapi.yaml.
-        .target(name: "TodayOpenAPI", path: "OpenAPI", resources: [.copy("todaysim.yaml")]),
-        // The browser bridge shim, kept at Web/bridge.js (for bundling) and served at /bridge.js.
-        .target(name: "TodayWeb", path: "Web", resources: [.copy("bridge.js")]),
+        .target(name: "TodayOpenAPI", path: "OpenAPI", plugins: ["EmbedFiles"]),
+        // The browser bridge shim (Web/bridge.js, kept for bundling too) served at /bridge.js, and
+        // the dashboard (Web/dashboard.html) served at /.
+        .target(name: "TodayWeb", path: "Web", plugins: ["EmbedFiles"]),
         // The HTTP API on libmicrohttpd.
         .target(name: "TodayServer", dependencies: ["TodayHost", "TodayStore", "TodayOpenAPI", "TodayWeb", "CMicroHTTPD"]),
         .executableTarget(name: "todaysim", dependencies: ["TodayServer", "TodayStore", "TodayHost"]),
@@ -37,7 +41,7 @@ let package = Package(
         .testTarget(name: "TodayHostTests", dependencies: ["TodayHost"]),
         .testTarget(name: "SystemLibrariesTests", dependencies: ["CMicroHTTPD", "CSQLite"]),
         .testTarget(name: "TodayStoreTests", dependencies: ["TodayStore", "TodayHost"]),
-        .testTarget(name: "TodayServiceTests", dependencies: ["TodayServer", "TodayStore", "TodayHost", "TodayOpenAPI"]),
+        .testTarget(name: "TodayServiceTests", dependencies: ["TodayServer", "TodayStore", "TodayHost"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,11 +1,14 @@
-import Foundation
-
-/// The files of `Web/` the server serves: the browser bridge shim at `/bridge.js`.
+/// The files of `Web/` the server serves, built into the binary (Plugins/EmbedFiles).
 public enum WebAssets {
-    public static let bridgeScript: [UInt8] = {
-        guard let url = Bundle.module.url(forResource: "bridge", withExtension: "js"),
-              let data = try? Data(contentsOf: url)
-        else { return Array("throw new Error('todaysim: bridge.js is missing from this build');\n".utf8) }
-        return Array(data)
-    }()
+    /// The browser bridge shim (`Web/bridge.js`), served at `/bridge.js`.
+    public static let bridgeScript: [UInt8] = bridgeJs
+
+    /// The built-in dashboard (`Web/dashboard.html`), served at `GET /`: one self-contained HTML
+    /// document (inline CSS and JS, system fonts, no external resources, works offline). It lists
+    /// sessions (filtered by uid, label and status), shows one session's header, pull and overlay
+    /// states, its pending watchdogs on the session clock, and its timeline as three lanes
+    /// (native, Web, timers) fed live by `GET /v1/sessions/{id}/events`, with violations marked;
+    /// buttons inject the common inputs. A session opens by click or by the URL hash
+    /// `#session=<id>`.
+    public static let dashboardPage: [UInt8] = dashboardHtml
 }

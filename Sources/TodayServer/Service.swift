@@ -41,7 +41,7 @@ public final class TodayService: Sendable {
         let scripts = ScriptHandlers(store: store, scheduler: scheduler)
         let events = EventHandlers(store: store, streams: streams)
         var router = Router()
-        router.add("GET", "/") { _, _ in HTTPResponse(status: 200, headers: [("Content-Type", "text/html; charset=utf-8")], body: Array(DashboardPage.html.utf8)) }
+        router.add("GET", "/") { _, _ in HTTPResponse(status: 200, headers: [("Content-Type", "text/html; charset=utf-8")], body: WebAssets.dashboardPage) }
         // Liveness: the process serves (an orchestrator restarts on it). Readiness: the storage
         // takes writes (a restart would not bring a full disk back, so it is a separate probe).
         router.add("GET", "/healthz") { _, _ in .json(["status": "ok"]) }

@@ -4,15 +4,12 @@ import TodayStore
 
 /// `todaysim serve`: clear one-line errors with exit code 2, and a clean stop on SIGTERM.
 @Suite struct CLITests {
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-
     /// The executable `swift build` made next to this test bundle.
     static var binary: URL {
         let bundleDirectory = Bundle.main.bundleURL.deletingLastPathComponent()
         let candidates = [
             bundleDirectory.appendingPathComponent("todaysim"),
-            packageRoot.appendingPathComponent(".build/debug/todaysim"),
+            RepositoryFiles.root.appendingPathComponent(".build/debug/todaysim"),
         ]
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[1]
     }

@@ -11,9 +11,7 @@ import TodayHost
         let reply = try await Client(server: server).get("/bridge.js")
         #expect(reply.status == 200, "the shim needs no token: a page loads it before it has one")
         #expect(reply.header("Content-Type") == "text/javascript; charset=utf-8")
-        let kept = try Data(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../../Web/bridge.js").standardizedFileURL)
-        #expect(reply.bytes == Array(kept), "GET /bridge.js is Web/bridge.js byte for byte")
+        #expect(reply.bytes == (try RepositoryFiles.bytes("Web/bridge.js")), "GET /bridge.js is Web/bridge.js byte for byte")
     }
 
     @Test func noOriginIsAllowedByDefault() async throws {

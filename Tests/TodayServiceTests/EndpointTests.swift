@@ -4,7 +4,7 @@ import TodayHost
 
 /// Every endpoint of the contract against the real server, with a real client.
 @Suite struct EndpointTests {
-    @Test func healthAndOpenAPI() async throws {
+    @Test func healthOpenAPIAndDashboard() async throws {
         let server = try TestServer()
         let client = Client(server: server)
         let health = try await client.get("/healthz")
@@ -13,7 +13,12 @@ import TodayHost
         #expect(health.header("Content-Type") == "application/json; charset=utf-8")
         let openapi = try await client.get("/openapi.yaml")
         #expect(openapi.status == 200)
-        #expect(openapi.text.hasPrefix("openapi: 3.1"))
+        #expect(openapi.header("Content-Type") == "application/yaml")
+        #expect(openapi.bytes == (try RepositoryFiles.bytes("OpenAPI/todaysim.yaml")), "GET /openapi.yaml is the file byte for byte")
+        let dashboard = try await client.get("/")
+        #expect(dashboard.status == 200)
+        #expect(dashboard.header("Content-Type") == "text/html; charset=utf-8")
+        #expect(dashboard.bytes == (try RepositoryFiles.bytes("Web/dashboard.html")), "GET / is Web/dashboard.html byte for byte")
     }
 
     @Test func createReadAndList() async throws {

@@ -1,9 +1,9 @@
 import Testing
 @testable import TodayServer
-import TodayOpenAPI
 import TodayStore
 
-/// The served OpenAPI document (`OpenAPI/todaysim.yaml`) against the server's real route table.
+/// The OpenAPI document (`OpenAPI/todaysim.yaml`, read from the repository; `EndpointTests` checks
+/// the server serves exactly that file) against the server's real route table.
 ///
 /// The document keeps a formatting convention this test relies on: under the top-level
 /// `paths:` key every path is indented exactly two spaces (`  /v1/sessions/{id}:`) and every
@@ -33,7 +33,7 @@ import TodayStore
         let served = Set(routes)
         #expect(served.count == routes.count, "the route table lists an operation twice")
 
-        let (documented, problems) = Self.documentedOperations(in: OpenAPIDocument.text)
+        let (documented, problems) = Self.documentedOperations(in: try Self.document())
         #expect(problems.isEmpty, "paths: breaks the indentation convention:\n\(problems.joined(separator: "\n"))")
         #expect(!documented.isEmpty, "no operations found under paths:")
 
@@ -43,8 +43,8 @@ import TodayStore
         #expect(unserved.isEmpty, "documented operations the server does not have: \(unserved)")
     }
 
-    @Test func documentIsOpenAPI31WithContractErrorCodes() {
-        let text = OpenAPIDocument.text
+    @Test func documentIsOpenAPI31WithContractErrorCodes() throws {
+        let text = try Self.document()
         #expect(text.hasPrefix("openapi: 3.1"), "the document must start with `openapi: 3.1`")
 
         let codes = Self.problemCodes(in: text)
@@ -52,6 +52,10 @@ import TodayStore
                 "found too few problem codes to trust the scan: \(codes.sorted())")
         let unknown = codes.subtracting(Self.contractCodes).subtracting(Self.extensionCodes).sorted()
         #expect(unknown.isEmpty, "problem codes neither in API.md's table nor a known extension: \(unknown)")
+    }
+
+    static func document() throws -> String {
+        String(decoding: try RepositoryFiles.bytes("OpenAPI/todaysim.yaml"), as: UTF8.self)
     }
 
     // MARK: Reading the YAML by its conventions
