@@ -15,7 +15,10 @@ final class TestServer: @unchecked Sendable {
     private(set) var scheduler: WallClockScheduler?
     private(set) var service: TodayService?
     private(set) var expiry: SessionExpiry?
+    private(set) var store: SessionStore?
     let retentionMs: Millis?
+    /// The store's Unix clock when the test moves it by hand; the real one otherwise.
+    let clock: ManualClock?
     let token: String?
     /// `--token-file` pairs: tokens that see one label only.
     let labelTokens: [(token: String, label: String)]
@@ -25,8 +28,9 @@ final class TestServer: @unchecked Sendable {
     let logLines = LockedLines()
 
     init(retentionMs: Millis? = nil, token: String? = nil, labelTokens: [(token: String, label: String)] = [],
-         allowedOrigins: [String] = []) throws {
+         allowedOrigins: [String] = [], clock: ManualClock? = nil) throws {
         self.retentionMs = retentionMs
+        self.clock = clock
         self.token = token
         self.labelTokens = labelTokens
         self.allowedOrigins = allowedOrigins
@@ -45,7 +49,7 @@ final class TestServer: @unchecked Sendable {
     /// Opens the database and serves it, as `todaysim serve` does.
     func start() throws {
         let log = RequestLog(enabled: true) { [logLines] line in logLines.append(line) }
-        let store = try SessionStore(path: databasePath)
+        let store = try SessionStore(path: databasePath, unixNow: clock?.read ?? SessionStore.systemUnixNow)
         let scheduler = WallClockScheduler(store: store, log: log)
         let expiry = SessionExpiry(store: store, retentionMs: retentionMs, log: { line in log.note(line) })
         let service = TodayService(store: store, scheduler: scheduler, log: log, heartbeat: 0.3, expiry: expiry,
@@ -56,6 +60,7 @@ final class TestServer: @unchecked Sendable {
         scheduler.poke()
         expiry.start()
         self.expiry = expiry
+        self.store = store
         self.server = server
         self.scheduler = scheduler
         self.service = service
@@ -69,6 +74,7 @@ final class TestServer: @unchecked Sendable {
         expiry?.stop()
         expiry = nil
         scheduler?.stop()
+        store = nil
         server = nil
         scheduler = nil
     }
