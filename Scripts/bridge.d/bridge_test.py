@@ -43,7 +43,7 @@ def free_port():
 
 
 def api(method, path, body=None, expect=200):
-    connection = http.client.HTTPConnection("127.0.0.1", PORT, timeout=10)
+    connection = http.client.HTTPConnection("127.0.0.1", PORT, timeout=30)
     connection.request(method, path, json.dumps(body) if body is not None else None,
                        {"Content-Type": "application/json", "Authorization": f"Bearer {TOKEN}"})
     answer = connection.getresponse()
@@ -58,7 +58,7 @@ def entries(session, kind=None):
     return api("GET", f"/v1/sessions/{session}/timeline?limit=1000" + (f"&kind={kind}" if kind else ""))["entries"]
 
 
-def eventually(name, probe, timeout=10):
+def eventually(name, probe, timeout=30):
     """Reports `name` passed once `probe()` is true (polled), else failed."""
     end = time.time() + timeout
     while time.time() < end:
@@ -81,7 +81,7 @@ def open_page(session, broken=False):
         page += "&broken=1&bundled=/Web/bridge.js"
     chrome.call("Page.navigate", {"url": page})
     chrome.wait(f"{session}: the page loads the shim and boots (its own refresh answered)",
-                "window.fixture && fixture.booted && fixture.answered.length === 1 && window.todaysimBridge", timeout=15,
+                "window.fixture && fixture.booted && fixture.answered.length === 1 && window.todaysimBridge", timeout=30,
                 show="document.body ? document.body.innerText.slice(0, 200) : null")
     chrome.js("todaysimBridge.ready")
 
@@ -191,12 +191,16 @@ def broken_run():
           (result["conforms"], found), (False, sorted([("M1", boot_id), ("M1", "p2"), ("M1", "fg-2"), ("M3", "p2")])))
 
 
-def await_url(address):
-    for _ in range(100):
+def await_url(address, timeout=30):
+    """Returns once `address` answers; fails the run when it does not within `timeout` s."""
+    end = time.time() + timeout
+    while True:
         try:
-            urllib.request.urlopen(address, timeout=1).read()
+            urllib.request.urlopen(address, timeout=5).read()
             return
-        except OSError:
+        except OSError as error:
+            if time.time() > end:
+                raise SystemExit(f"bridge-test: {address} did not answer in {timeout} s ({error})")
             time.sleep(0.1)
 
 

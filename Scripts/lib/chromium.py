@@ -30,7 +30,7 @@ class Chromium:
         self.session = self.call("Target.attachToTarget", {"targetId": target, "flatten": True}, browser=True)["sessionId"]
         self.call("Emulation.setDeviceMetricsOverride", {"width": size[0], "height": size[1], "deviceScaleFactor": 1, "mobile": False})
 
-    def call(self, method, params=None, timeout=15, browser=False):
+    def call(self, method, params=None, timeout=30, browser=False):
         self.n += 1
         msg = {"id": self.n, "method": method, "params": params or {}}
         if self.session and not browser: msg["sessionId"] = self.session
@@ -54,7 +54,7 @@ class Chromium:
         if "exceptionDetails" in r: raise RuntimeError(r["exceptionDetails"].get("exception", {}).get("description", "script error"))
         return r["result"].get("value")
 
-    def wait(self, name, expr, timeout=15, show="null"):
+    def wait(self, name, expr, timeout=30, show="null"):
         """Reports `name` passed once `expr` is true, or failed (with `show`'s value) after `timeout` s."""
         end, value = time.time() + timeout, None
         probe = f"(() => {{ try {{ return [!!({expr}), {show}]; }} catch (e) {{ return [false, String(e)]; }} }})()"

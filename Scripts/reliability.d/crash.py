@@ -39,10 +39,10 @@ state = {"process": None, "stop": False}
 def start():
     state["process"] = subprocess.Popen([BINARY, "serve", "--port", str(PORT), "--db", DB, "--quiet"],
                                         stderr=subprocess.DEVNULL)
-    deadline = time.time() + 15
+    deadline = time.time() + 30  # a loaded machine restarts it slowly
     while time.time() < deadline:
         try:
-            connection = http.client.HTTPConnection("127.0.0.1", PORT, timeout=2)
+            connection = http.client.HTTPConnection("127.0.0.1", PORT, timeout=5)
             connection.request("GET", "/healthz")
             if connection.getresponse().status == 200:
                 return
@@ -52,6 +52,10 @@ def start():
 
 
 counts = {"retried": 0, "replayed": 0}
+
+
+# The checks after the kills wait this long for an answer (the load phase retries after 3 s).
+CHECK_SECONDS = 30
 
 
 def request(method, path, body=None, key=None, timeout=3):
@@ -132,11 +136,11 @@ def main():
     inputs = 0
     for number in range(CLIENTS):
         session = f"crash-{number}"
-        status, raw = request("GET", f"/v1/sessions/{session}/timeline?limit=1000")
+        status, raw = request("GET", f"/v1/sessions/{session}/timeline?limit=1000", timeout=CHECK_SECONDS)
         entries = []
         after = 0
         while True:
-            status, raw = request("GET", f"/v1/sessions/{session}/timeline?after={after}&limit=1000")
+            status, raw = request("GET", f"/v1/sessions/{session}/timeline?after={after}&limit=1000", timeout=CHECK_SECONDS)
             page = json.loads(raw)
             entries += page["entries"]
             after = page["next"]
@@ -158,11 +162,11 @@ def main():
                     print(f"FAIL {session}: input {index}'s entry {entry['seq']} is not stored as answered")
                     failures += 1
                     break
-        view = json.loads(request("GET", f"/v1/sessions/{session}")[1])
+        view = json.loads(request("GET", f"/v1/sessions/{session}", timeout=CHECK_SECONDS)[1])
         if view["version"] != 1 + len(sent):
             print(f"FAIL {session}: version {view['version']} after {len(sent)} inputs")
             failures += 1
-        status, _ = request("POST", f"/v1/sessions/{session}/lifecycle", {"type": "background"})
+        status, _ = request("POST", f"/v1/sessions/{session}/lifecycle", {"type": "background"}, timeout=CHECK_SECONDS)
         if status != 200:
             print(f"FAIL {session}: does not continue ({status})")
             failures += 1

@@ -12,7 +12,8 @@
 # the scenario on an unexpected HTTP status. A call nested inside another command's arguments
 # would hide that failure.
 
-CURL_MAX_TIME=${CURL_MAX_TIME:-5}
+# How long one answer may take: generous, a loaded machine (or a sanitizer build) is slow.
+CURL_MAX_TIME=${CURL_MAX_TIME:-30}
 FAILURES=0
 CHECKS=0
 

@@ -79,8 +79,10 @@ import TodayHost
             #expect(reply.status == 404 && reply["code"] == "session_not_found", "\(method) \(path): \(reply.text)")
         }
         // (A stream would never end, so it is read with a bounded curl: it must not open.)
-        let foreignStream = await (try EventStreamTests.Listener(server, "/v1/sessions/sb/events?access_token=token-a", seconds: 1)).finish()
+        let foreignListener = try EventStreamTests.Listener(server, "/v1/sessions/sb/events?access_token=token-a")
+        let foreignStream = await foreignListener.finish()
         #expect(foreignStream.comments.isEmpty && foreignStream.events.isEmpty, "another label's stream does not open")
+        #expect(foreignListener.endedCleanly, "refused at once, not cut at the deadline")
 
         func ids(_ reply: Client.Reply) -> [String] { TodayServiceTests.ids(in: reply["sessions"] ?? .null) }
         func violators(_ reply: Client.Reply) -> [String] {
@@ -111,13 +113,15 @@ import TodayHost
         }
         #expect(try await send("token-a", "POST", "/v1/sessions", #"{"uid":"u1","id":"sa"}"#).status == 201)
         #expect(try await send("token-b", "POST", "/v1/sessions", #"{"uid":"u1","id":"sb"}"#).status == 201)
-        let listener = try EventStreamTests.Listener(server, "/v1/events?uid=u1&access_token=token-a", seconds: 2)
-        let deadline = Date().addingTimeInterval(5)
-        while server.service!.streams.count < 1, Date() < deadline { try await Task.sleep(nanoseconds: 20_000_000) }
+        let listener = try EventStreamTests.Listener(server, "/v1/events?uid=u1&access_token=token-a")
+        #expect(await eventually { server.service!.streams.count >= 1 })
         #expect(try await send("token-b", "POST", "/v1/sessions/sb/lifecycle", #"{"type":"background"}"#).status == 200)
         #expect(try await send("token-a", "POST", "/v1/sessions/sa/lifecycle", #"{"type":"background"}"#).status == 200)
-        let events = await listener.finish().events
-        #expect(!events.isEmpty)
+        // Read until sa's input arrives: sb's, sent first, would have come by then had it leaked.
+        let events = await listener.until { events, _ in
+            events.contains { $0.id.hasPrefix("sa/") && $0.data["type"] == "background" }
+        }.events
+        #expect(events.contains { $0.id.hasPrefix("sa/") && $0.data["type"] == "background" }, "\(events.map(\.id))")
         #expect(events.allSatisfy { $0.id.hasPrefix("sa/") }, "\(events.map(\.id))")
     }
 }

@@ -30,12 +30,15 @@ import TodayStore
         process.standardError = errors
         process.standardOutput = output
         try process.run()
-        // A hung server must fail the test, not hang the run.
+        // A hung server must fail the test, not hang the run: killed after a minute unless it
+        // ended (cancelled then, so a reused pid is never hit).
         let pid = process.processIdentifier
-        DispatchQueue.global().asyncAfter(deadline: .now() + 20) { kill(pid, SIGKILL) }
+        let killer = DispatchWorkItem { kill(pid, SIGKILL) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 60, execute: killer)
+        defer { killer.cancel() }
         if let marker, let signal {
             var seen = ""
-            let deadline = Date().addingTimeInterval(10)
+            let deadline = Date().addingTimeInterval(30)
             while !seen.contains(marker), Date() < deadline {
                 let chunk = errors.fileHandleForReading.availableData
                 if chunk.isEmpty { break }

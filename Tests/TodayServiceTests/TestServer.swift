@@ -17,6 +17,8 @@ final class TestServer: @unchecked Sendable {
     private(set) var expiry: SessionExpiry?
     private(set) var store: SessionStore?
     let retentionMs: Millis?
+    /// The store's Unix clock when the test moves it by hand; the real one otherwise.
+    let clock: ManualClock?
     let token: String?
     /// `--token-file` pairs: tokens that see one label only.
     let labelTokens: [(token: String, label: String)]
@@ -28,9 +30,10 @@ final class TestServer: @unchecked Sendable {
     let logLines = LockedLines()
 
     init(retentionMs: Millis? = nil, token: String? = nil, labelTokens: [(token: String, label: String)] = [],
-         allowedOrigins: [String] = [], maxConnections: Int = 4000) throws {
+         allowedOrigins: [String] = [], maxConnections: Int = 4000, clock: ManualClock? = nil) throws {
         self.maxConnections = maxConnections
         self.retentionMs = retentionMs
+        self.clock = clock
         self.token = token
         self.labelTokens = labelTokens
         self.allowedOrigins = allowedOrigins
@@ -49,7 +52,7 @@ final class TestServer: @unchecked Sendable {
     /// Opens the database and serves it, as `todaysim serve` does.
     func start() throws {
         let log = RequestLog(enabled: true) { [logLines] line in logLines.append(line) }
-        let store = try SessionStore(path: databasePath)
+        let store = try SessionStore(path: databasePath, unixNow: clock?.read ?? SessionStore.systemUnixNow)
         store.health.observe { [logLines] state, cause in logLines.append("storage \(state.rawValue): \(cause)") }
         let scheduler = WallClockScheduler(store: store, log: log)
         let expiry = SessionExpiry(store: store, retentionMs: retentionMs, log: { line in log.note(line) })
@@ -196,3 +199,47 @@ func expectProblem(_ reply: Client.Reply, _ status: Int, _ code: String, field: 
     #expect(reply["field"] == field.map(JSON.string), "\(reply.text)", sourceLocation: sourceLocation)
 }
 
+
+extension Client {
+    /// Sends only a request's head on a fresh connection and reads the answer until the server
+    /// closes it (30 s at most), as a client that announced a body with `Expect: 100-continue`
+    /// waits for the answer before sending it. For what the server decides from the head alone:
+    /// a client that sent the body at once could hit the close (EPIPE, then a reset that drops
+    /// the answer) whenever the machine is slow enough that the answer comes mid-body.
+    func answer(toHead head: String) throws -> Reply {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { throw ClientError.unexpected(0, "socket: errno \(errno)") }
+        defer { close(socket) }
+        var timeout = timeval(tv_sec: 30, tv_usec: 0)
+        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(server.base.port!).bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw ClientError.unexpected(0, "connect: errno \(errno)") }
+        let bytes = Array(head.utf8)
+        guard Glibc.send(socket, bytes, bytes.count, Int32(MSG_NOSIGNAL)) == bytes.count else {
+            throw ClientError.unexpected(0, "send: errno \(errno)")
+        }
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = recv(socket, &buffer, buffer.count, 0)
+            if count <= 0 { break }
+            received += buffer[..<count]
+        }
+        let text = String(decoding: received, as: UTF8.self)
+        guard let split = text.range(of: "\r\n\r\n") else { throw ClientError.unexpected(0, "no answer: \(text)") }
+        let lines = text[..<split.lowerBound].components(separatedBy: "\r\n")
+        let status = Int(lines.first?.split(separator: " ").dropFirst().first ?? "") ?? 0
+        var headers: [String: String] = [:]
+        for line in lines.dropFirst() {
+            let parts = line.split(separator: ":", maxSplits: 1)
+            if parts.count == 2 { headers[String(parts[0])] = parts[1].trimmingCharacters(in: .whitespaces) }
+        }
+        return Reply(status: status, headers: headers, bytes: Array(text[split.upperBound...].utf8))
+    }
+}
