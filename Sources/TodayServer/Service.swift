@@ -81,7 +81,7 @@ public final class TodayService: Sendable {
         router.add("POST", "/v1/sessions/{id}/web-events", inputs.feed(InputDecoding.webEvent))
         router.add("POST", "/v1/sessions/{id}/commands", inputs.feed(InputDecoding.command))
         router.add("POST", "/v1/sessions/{id}/clock", inputs.feed(InputDecoding.clock))
-        router.add("POST", "/v1/sessions/{id}/steps", batches.steps)
+        router.add("POST", "/v1/sessions/{id}/steps", reads.offWorker("/v1/sessions/{id}/steps", batches.steps, log: log))
         router.add("GET", "/v1/sessions/{id}/timeline", reads.offWorker("/v1/sessions/{id}/timeline", sessions.timeline, log: log))
         router.add("GET", "/v1/sessions/{id}/watchdogs", sessions.watchdogs)
         router.add("GET", "/v1/sessions/{id}/events", events.session)

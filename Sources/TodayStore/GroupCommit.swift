@@ -23,6 +23,8 @@ final class GroupCommit: @unchecked Sendable {
         var replayed: [UInt8]?
         /// The answer stored for this key.
         var rendered: [UInt8]?
+        /// Several steps: a long transaction, written on its own.
+        var isBatch: Bool { steps.count > 1 }
 
         init(steps: [SessionStore.Step], sessionId: String, expectedVersion: Int?,
              completion: @escaping @Sendable (Result<[SessionStore.Write], StoreError>) -> Void) {
@@ -47,18 +49,25 @@ final class GroupCommit: @unchecked Sendable {
         loop.start()
     }
 
-    /// Writes what is queued, batch after batch, until the queue is empty.
+    /// Writes what is queued until the queue is empty: all single inputs waiting share one
+    /// transaction, then one multi-step batch gets its own, then the singles that arrived
+    /// meanwhile, and so on — an ordinary input waits behind at most one long batch, never
+    /// behind a queue of them (issue 12, item 10). Concurrent requests have no order among
+    /// themselves; one client's requests, each awaited, keep theirs.
     private func drain() {
         while true {
             lock.lock()
-            let batch = queue
-            queue = []
+            let singles = queue.filter { !$0.isBatch }
+            let batch = queue.first { $0.isBatch }
+            queue = Array(queue.filter(\.isBatch).dropFirst())
             lock.unlock()
-            if batch.isEmpty { return }
-            commit(batch)
-            for pending in batch {
-                guard let result = pending.result else { preconditionFailure("a committed batch left an input unanswered") }
-                pending.completion(result)
+            if singles.isEmpty, batch == nil { return }
+            for group in [singles, batch.map { [$0] } ?? []] where !group.isEmpty {
+                commit(group)
+                for pending in group {
+                    guard let result = pending.result else { preconditionFailure("a committed batch left an input unanswered") }
+                    pending.completion(result)
+                }
             }
         }
     }

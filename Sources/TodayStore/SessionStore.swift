@@ -171,12 +171,10 @@ public final class SessionStore: @unchecked Sendable {
         public var applied: Applied
         public var stored: StoredSession
         public var entries: [[UInt8]]
-        /// The session view after this write, when a batch already made it (for its budget).
-        public var view: [UInt8]?
     }
 
-    /// The most a batch's answer may hold (each step's entries and session view): past it the
-    /// batch is refused whole before it commits. A batch of inputs that each add to the view
+    /// About the most a batch's answer may hold (each step's entries and session view): past it
+    /// the batch is refused whole before it commits. A batch of inputs that each add to the view
     /// (pending requests) once answered 48 MiB for 38,000 steps.
     public static let maximumBatchAnswerBytes = 8 << 20
 
@@ -394,6 +392,7 @@ public final class SessionStore: @unchecked Sendable {
         var session = current
         var writes: [Write] = []
         var answerBytes = 0
+        var viewSize = 0
         for (index, step) in steps.enumerated() {
             let input: Input
             switch step {
@@ -404,17 +403,21 @@ public final class SessionStore: @unchecked Sendable {
                 case let .failure(error): return .failure(.badStep(index: index, error))
                 }
             }
-            switch try applyInTransaction(input, to: session) {
-            case var .success(write):
-                let view = write.stored.viewBytes
-                answerBytes += view.count + write.entries.reduce(0) { $0 + $1.count }
+            // The session row is written once, after the last step: a batch's steps commit
+            // together, so the states between them are never read from disk.
+            switch try applyInTransaction(input, to: session, saving: index == steps.count - 1) {
+            case let .success(write):
+                // The view's size is sampled (every 32nd step and the last), not made per step:
+                // that would hold the writer for a view encoding per step. Between samples it
+                // grows by a few bytes a step, so the sum is a close estimate.
+                if index % 32 == 0 || index == steps.count - 1 { viewSize = write.stored.viewBytes.count }
+                answerBytes += viewSize + write.entries.reduce(0) { $0 + $1.count }
                 guard answerBytes <= Self.maximumBatchAnswerBytes else {
                     return .failure(.badStep(index: index, StepError(
                         code: "invalid_field", status: 400,
                         detail: "the batch's answer would pass \(Self.maximumBatchAnswerBytes >> 20) MiB (each step's result carries the session view); send fewer steps per batch",
                         field: "steps")))
                 }
-                write.view = view
                 writes.append(write)
                 session = write.stored
             case let .failure(refusal):
@@ -426,7 +429,7 @@ public final class SessionStore: @unchecked Sendable {
 
     /// Runs the engine in memory (a `wall` session first catches up), then — only when the
     /// input is accepted — writes its rows. A refusal is returned, with nothing written.
-    private func applyInTransaction(_ input: Input, to current: StoredSession) throws(StoreError) -> Result<Write, InputError> {
+    private func applyInTransaction(_ input: Input, to current: StoredSession, saving: Bool = true) throws(StoreError) -> Result<Write, InputError> {
         var stored = current
         var ledger = LayeredLedger(base: SQLiteLedger(select: statements.selectRecord, session: stored.ord))
         var entries: [TimelineEntry] = []
@@ -448,7 +451,7 @@ public final class SessionStore: @unchecked Sendable {
         if stored.session.uid != current.session.uid {
             try run(statements.updateUid, [.text(stored.session.uid), .integer(stored.ord)])
         }
-        try save(stored)
+        if saving { try save(stored) }
         applied.entries = entries + applied.entries
         let bytes = try append(applied.entries, ord: stored.ord)
         return .success(Write(applied: applied, stored: stored, entries: bytes))

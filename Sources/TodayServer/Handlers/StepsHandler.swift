@@ -128,7 +128,7 @@ struct StepsHandler: Sendable {
         var lastView: [UInt8] = []
         for (index, write) in writes.enumerated() {
             if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            lastView = index == writes.count - 1 ? store.viewBytes(after: write) : write.view ?? write.stored.viewBytes
+            lastView = index == writes.count - 1 ? store.viewBytes(after: write) : write.stored.viewBytes
             bytes += Responses.input(write, view: lastView).body
         }
         bytes += Array(#"],"session":"#.utf8)

@@ -2,7 +2,7 @@ import CMicroHTTPD
 import Foundation
 
 /// Where requests that may take long run (issue 12, item 10): pages of up to 1,000 entries,
-/// exports, reports, lists and forks. On libmicrohttpd's two workers, two clients exporting a
+/// exports, reports, lists, forks, and the decoding and answer of `/steps` batches. On libmicrohttpd's two workers, two clients exporting a
 /// long session once held both, and `/healthz` waited 1.2 s behind them. Here the worker parks
 /// the connection and one of these threads does the work; they run at a lower priority
 /// (`nice` +10), so on a busy machine the workers, the writer and the timers come first.
@@ -40,7 +40,14 @@ final class ReadPool: @unchecked Sendable {
                         response = error.response
                     }
                     if let deferred = response.deferred {
-                        deferred(finish)
+                        // What the deferred work makes (a batch's answer, a page) is made here
+                        // too, not on the worker that sends it.
+                        deferred { make in
+                            self.submit {
+                                let made = MadeResponse(response: make())
+                                finish { made.response }
+                            }
+                        }
                     } else {
                         let made = MadeResponse(response: response)
                         finish { made.response }
