@@ -980,6 +980,7 @@ def main():
     run("invalid utf-8", invalid_utf8, reference)
     run("content types", content_types, reference)
     run("smuggling", lambda: abuse_http.smuggling(sys.modules[__name__]), reference)
+    run("clock numbers", lambda: abuse_http.clock_numbers(sys.modules[__name__]), reference)
     round_one = rss_kib()
     # Rounds two and three of the same bad bodies (~15 MiB sent, ~10 MiB echoed back per round):
     # memory must not keep growing with them.
@@ -1011,7 +1012,7 @@ def main():
     print(f"abuse test: {tally['bad']} bad or borderline requests answered ({statuses}), slowest "
           f"{tally['slowest_bad']:.2f} s; chunked past the limit: {tally.get('chunked')}; timeout {TIMEOUT} s: "
           f"{tally.get('slow')}; {tally.get('long poll')}; {tally.get('stream')}; "
-          f"{tally.get('ordinary')}; {tally.get('creations')}; {tally.get('smuggling')}; {tally.get('stream memory')}; {tally.get('connection limit')}; RSS MiB: {rss}, peak {peak:.0f} "
+          f"{tally.get('ordinary')}; {tally.get('creations')}; {tally.get('smuggling')}; {tally.get('clock numbers')}; {tally.get('stream memory')}; {tally.get('connection limit')}; RSS MiB: {rss}, peak {peak:.0f} "
           f"(bound {PEAK_RSS_BOUND_MIB}), growth over rounds 2-3 {growth:.1f} (bound {ROUND_GROWTH_BOUND_MIB}); "
           f"store unchanged at every checkpoint: {'yes' if not any('store changed' in f for f in failures) else 'NO'}; "
           f"SIGTERM exit {code} in {stop_seconds:.1f} s; {len(findings)} findings; "
