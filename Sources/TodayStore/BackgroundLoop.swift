@@ -81,6 +81,10 @@ public final class BackgroundLoop: @unchecked Sendable {
                 if let line = backoff.succeeded() { report("\(name): \(line)") }
             } catch {
                 if let line = backoff.failed(error, at: Date()) { report("\(name): \(line)") }
+                // Try again once the backoff is over, even a loop that only wakes when poked.
+                condition.lock()
+                poked = true
+                condition.unlock()
             }
         }
     }

@@ -78,6 +78,7 @@ enum Schema {
         // for those deletions.
         """
         CREATE INDEX violations_by_session ON violations(session, seq);
+        CREATE INDEX sessions_hidden ON sessions(ord) WHERE closed = 2;
         """,
     ]
 

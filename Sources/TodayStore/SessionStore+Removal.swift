@@ -8,8 +8,9 @@ import TodayHost
 /// transaction. A restart finishes what a crash interrupted: removals go on, half-made forks
 /// are removed.
 extension SessionStore {
-    /// Rows one reclaiming or copying transaction moves.
-    static let chunkRows = 2000
+    /// Rows one reclaiming or copying transaction moves, unless the store was opened with
+    /// another `chunkRows`.
+    public static let defaultChunkRows = 2000
 
     /// The reclaimer's work: deletes the rows of sessions being removed, one chunk per
     /// transaction, until none is left.
@@ -18,7 +19,7 @@ extension SessionStore {
             let done = try writing { () throws(StoreError) -> (Bool, StoredSession?) in
                 guard let ord = try reading({ () throws(SQLiteError) in try statements.nextRemoving.rows { $0.int64(0) }.first })
                 else { return (true, nil) }
-                let chunk: [SQLiteValue] = [.integer(ord), .integer(Self.chunkRows)]
+                let chunk: [SQLiteValue] = [.integer(ord), .integer(chunkRows)]
                 var removed = 0
                 for statement in [statements.reclaimTimeline, statements.reclaimViolations, statements.reclaimRequests] {
                     try run(statement, chunk)
@@ -54,25 +55,31 @@ extension SessionStore {
         }
         do throws(StoreError) {
             let last = source.session.lastSeq
-            for start in stride(from: 0, to: last, by: Self.chunkRows) {
+            // Each transaction first makes sure the source is still there: a fork of a session
+            // removed meanwhile must not appear after its removal.
+            let sourceStored = { () throws(StoreError) in
+                let status = try self.reading { () throws(SQLiteError) in
+                    try self.statements.sessionStatus.rows([.integer(source.ord)]) { $0.int64(0) }.first
+                }
+                guard let status, status < 2 else { throw StoreError.sessionNotFound(id) }
+            }
+            for start in stride(from: 0, to: last, by: chunkRows) {
                 try writing { () throws(StoreError) in
-                    let status = try reading { () throws(SQLiteError) in
-                        try statements.sessionStatus.rows([.integer(source.ord)]) { $0.int64(0) }.first
-                    }
-                    guard let status, status < 2 else { throw StoreError.sessionNotFound(id) }
+                    try sourceStored()
                     let range: [SQLiteValue] = [.integer(copy.ord), .integer(source.ord), .integer(start),
-                                                .integer(min(start + Self.chunkRows, last))]
+                                                .integer(min(start + chunkRows, last))]
                     try run(statements.copyTimelineRange, range)
                     try run(statements.copyViolationsRange, range)
                     return ((), nil)
                 }
             }
             try writing { () throws(StoreError) in
+                try sourceStored()
                 guard try statements.sessionRow(id: forkId) == nil else { throw StoreError.sessionExists(forkId) }
                 let session = copy.session
                 try run(statements.revealSession, [
                     .text(forkId), .text(session.uid), .text(session.config.label), .integer(session.isClosed ? 1 : 0),
-                    nextDue(session), .integer(copy.ord),
+                    nextDue(session), .integer(copy.ord), .integer(unixNow()),
                 ])
                 return ((), copy)
             }

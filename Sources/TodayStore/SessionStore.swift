@@ -26,6 +26,8 @@ public final class SessionStore: @unchecked Sendable {
     public let health: StorageHealth
     private let path: String
     private let fileLock: DatabaseLock?
+    /// Rows one reclaiming or copying transaction moves (`SessionStore+Removal`).
+    let chunkRows: Int
     // Guarded by `writeLock`: set by `close()`.
     private var closed = false
     private let observersLock = NSLock()
@@ -89,9 +91,12 @@ public final class SessionStore: @unchecked Sendable {
     /// Opens (creating and migrating) the database at `path`, or `:memory:`. Refuses, before
     /// SQLite touches it, a file another todaysim serves or another program's file; refuses a
     /// read-only or damaged one.
+    /// `chunkRows`: rows per transaction when removing or forking a session (tests make it small).
     public init(path: String, durability: Durability = .normal, cacheCapacity: Int = 4096,
+                chunkRows: Int = SessionStore.defaultChunkRows,
                 unixNow: @escaping @Sendable () -> Millis = SessionStore.systemUnixNow) throws(StoreError) {
         self.path = path
+        self.chunkRows = max(1, chunkRows)
         let onDisk = path != ":memory:"
         health = StorageHealth(path: onDisk ? path : nil)
         // The header first: another program's file gets not even a lock file beside it.
@@ -407,11 +412,17 @@ public final class SessionStore: @unchecked Sendable {
             // together, so the states between them are never read from disk.
             switch try applyInTransaction(input, to: session, saving: index == steps.count - 1) {
             case let .success(write):
-                // The view's size is sampled (every 32nd step and the last), not made per step:
-                // that would hold the writer for a view encoding per step. Between samples it
-                // grows by a few bytes a step, so the sum is a close estimate.
-                if index % 32 == 0 || index == steps.count - 1 { viewSize = write.stored.viewBytes.count }
-                answerBytes += viewSize + write.entries.reduce(0) { $0 + $1.count }
+                // The view's size is measured every 32nd step and the last, not per step (that
+                // would hold the writer for a view encoding per step); in between it is taken to
+                // grow by all a step wrote (a step's input is on its timeline entries, and the
+                // view holds no more of it), so the sum never falls short.
+                let entryBytes = write.entries.reduce(0) { $0 + $1.count }
+                if index % 32 == 0 || index == steps.count - 1 {
+                    viewSize = write.stored.viewBytes.count
+                } else {
+                    viewSize += entryBytes
+                }
+                answerBytes += viewSize + entryBytes
                 guard answerBytes <= Self.maximumBatchAnswerBytes else {
                     return .failure(.badStep(index: index, StepError(
                         code: "invalid_field", status: 400,
@@ -564,20 +575,31 @@ public final class SessionStore: @unchecked Sendable {
             var values: [SQLiteValue] = [.integer(ord), .integer(seq)]
             if let kind { values.append(.text(kind)) }
             values.append(.integer(limit + 1))
-            return try statement.rows(values) { ($0.int(0), $0.blob(1)) }
+            let rows = try statement.rows(values) { ($0.int(0), $0.blob(1)) }
+            return try stillStored(id, ord: ord, statements) ? rows : nil
         }
+        guard let rows else { throw .sessionNotFound(id) }
         let page = rows.prefix(limit)
         return TimelinePage(entries: page.map(\.1), next: page.last?.0 ?? seq, more: rows.count > limit,
                             lastSeq: stored.session.lastSeq)
     }
 
     /// The session's verdict (M1–M9): its violations and how each native request ended.
+    /// Whether `id` is still stored under `ord` after rows were read by `ord`: a session removed
+    /// meanwhile frees its `ord` once its rows are deleted, and a new session may take it —
+    /// its rows must never be answered for the removed one.
+    private func stillStored(_ id: String, ord: Int64, _ statements: StoreStatements) throws(SQLiteError) -> Bool {
+        try statements.sessionOrd.rows([.text(id)]) { $0.int64(0) }.first == ord
+    }
+
     public func report(_ id: String) throws(StoreError) -> SessionReport {
         let ord = try session(id).ord
-        let (violations, blobs) = try readingRows { statements throws(SQLiteError) in
-            (try statements.timelinePageOfKind.rows([.integer(ord), .integer(0), .text("violation"), .integer(Int64.max)]) { $0.blob(1) },
-             try statements.sessionRecords.rows([.integer(ord)]) { $0.blob(0) })
+        let read = try readingRows { statements throws(SQLiteError) in
+            let rows = (try statements.timelinePageOfKind.rows([.integer(ord), .integer(0), .text("violation"), .integer(Int64.max)]) { $0.blob(1) },
+                        try statements.sessionRecords.rows([.integer(ord)]) { $0.blob(0) })
+            return try stillStored(id, ord: ord, statements) ? rows : nil
         }
+        guard let (violations, blobs) = read else { throw .sessionNotFound(id) }
         var records: [RequestRecord] = []
         for blob in blobs {
             do { records.append(try RequestRecord(stateBytes: blob)) } catch { throw .corrupt("request record: \(error)") }
@@ -675,9 +697,10 @@ public final class SessionStore: @unchecked Sendable {
         let doomed = try writing { () throws(StoreError) in
             let doomed = try reading(select)
             for (ord, _) in doomed { try run(statements.hideSession, [.integer(ord)]) }
+            // Under the write lock: no write may find a removed session in the cache.
+            cache.remove(doomed.map(\.1))
             return (doomed, nil)
         }
-        cache.remove(doomed.map(\.1))
         notifyChanged(doomed.map(\.1))
         reclaimer?.poke()
         return doomed.count
@@ -734,6 +757,8 @@ public final class SessionStore: @unchecked Sendable {
             .integer(session.isClosed ? 1 : 0), nextDue(session), .integer(session.version),
             .blob(session.stateBytes), .integer(stored.ord), .integer(unixNow()),
         ])
+        // A removed session's row is hidden (or gone): an input must never bring it back.
+        guard database.changes == 1 else { throw .sessionNotFound(session.id) }
     }
 
     /// Stores the entries; returns each one's JSON as stored, for the answer.

@@ -49,6 +49,7 @@ final class StoreStatements {
     let copyTimelineRange: Statement
     let copyViolationsRange: Statement
     let revealSession: Statement
+    let sessionOrd: Statement
     /// A write that changes nothing but page 1 (the schema version it already has): the
     /// smallest write that needs room on disk, for probing a degraded store.
     let touchMarker: Statement
@@ -62,7 +63,7 @@ final class StoreStatements {
         updateSession = try database.prepare("""
             UPDATE sessions SET closed = ?1, next_due_ms = ?2, version = ?3, state = ?4, last_active_ms = ?6,
                 closed_at_ms = CASE WHEN ?1 = 1 THEN coalesce(closed_at_ms, ?6) ELSE NULL END
-            WHERE ord = ?5
+            WHERE ord = ?5 AND closed < 2
             """)
         idleSessions = try database.prepare(
             "SELECT id FROM sessions WHERE closed = 0 AND ttl_ms IS NOT NULL AND last_active_ms + ttl_ms <= ? LIMIT 500")
@@ -81,7 +82,8 @@ final class StoreStatements {
             UPDATE sessions SET closed = 2, id = 'removing/' || ord, uid = '', label = NULL, next_due_ms = NULL,
                 ttl_ms = NULL, closed_at_ms = NULL WHERE ord = ?
             """)
-        nextRemoving = try database.prepare("SELECT ord FROM sessions WHERE closed = 2 AND id LIKE 'removing/%' ORDER BY ord LIMIT 1")
+        nextRemoving = try database.prepare(
+            "SELECT ord FROM sessions WHERE closed = 2 AND substr(id, 1, 9) = 'removing/' ORDER BY ord LIMIT 1")
         reclaimTimeline = try database.prepare(
             "DELETE FROM timeline WHERE session = ?1 AND seq <= (SELECT min(seq) FROM timeline WHERE session = ?1) + ?2")
         reclaimViolations = try database.prepare(
@@ -99,8 +101,11 @@ final class StoreStatements {
             INSERT INTO violations (session, seq, code)
                 SELECT ?1, seq, code FROM violations WHERE session = ?2 AND seq > ?3 AND seq <= ?4 ORDER BY seq
             """)
-        revealSession = try database.prepare(
-            "UPDATE sessions SET id = ?1, uid = ?2, label = ?3, closed = ?4, next_due_ms = ?5 WHERE ord = ?6")
+        revealSession = try database.prepare("""
+            UPDATE sessions SET id = ?1, uid = ?2, label = ?3, closed = ?4, next_due_ms = ?5,
+                closed_at_ms = CASE WHEN ?4 = 1 THEN ?7 ELSE NULL END WHERE ord = ?6
+            """)
+        sessionOrd = try database.prepare("SELECT ord FROM sessions WHERE id = ? AND closed < 2")
         purgeTimeline = try database.prepare("DELETE FROM timeline WHERE session = ?")
         purgeRequests = try database.prepare("DELETE FROM requests WHERE session = ?")
         purgeViolations = try database.prepare("DELETE FROM violations WHERE session = ?")

@@ -26,12 +26,16 @@ final class TestServer: @unchecked Sendable {
     let allowedOrigins: [String]
     /// `--max-connections`.
     let maxConnections: Int
+    /// Rows per transaction when removing or forking.
+    let chunkRows: Int
     private(set) var base: URL
     let logLines = LockedLines()
 
     init(retentionMs: Millis? = nil, token: String? = nil, labelTokens: [(token: String, label: String)] = [],
-         allowedOrigins: [String] = [], maxConnections: Int = 4000, clock: ManualClock? = nil) throws {
+         allowedOrigins: [String] = [], maxConnections: Int = 4000, clock: ManualClock? = nil,
+         chunkRows: Int = SessionStore.defaultChunkRows) throws {
         self.maxConnections = maxConnections
+        self.chunkRows = chunkRows
         self.retentionMs = retentionMs
         self.clock = clock
         self.token = token
@@ -52,7 +56,7 @@ final class TestServer: @unchecked Sendable {
     /// Opens the database and serves it, as `todaysim serve` does.
     func start() throws {
         let log = RequestLog(enabled: true) { [logLines] line in logLines.append(line) }
-        let store = try SessionStore(path: databasePath, unixNow: clock?.read ?? SessionStore.systemUnixNow)
+        let store = try SessionStore(path: databasePath, chunkRows: chunkRows, unixNow: clock?.read ?? SessionStore.systemUnixNow)
         store.health.observe { [logLines] state, cause in logLines.append("storage \(state.rawValue): \(cause)") }
         let scheduler = WallClockScheduler(store: store, log: log)
         let expiry = SessionExpiry(store: store, retentionMs: retentionMs, log: { line in log.note(line) })
@@ -129,7 +133,8 @@ struct Client: Sendable {
     static let session: URLSession = {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        configuration.timeoutIntervalForRequest = 10
+        // Generous: under a sanitizer on a loaded machine one request may take many seconds.
+        configuration.timeoutIntervalForRequest = 120
         return URLSession(configuration: configuration)
     }()
 

@@ -90,7 +90,8 @@ final class DatabaseLock: @unchecked Sendable {
     private var descriptor: Int32
 
     init(databasePath path: String) throws(StoreError) {
-        let lockPath = path + ".lock"
+        // Named after the file the path leads to: a symlink to the database must meet the same lock.
+        let lockPath = URL(fileURLWithPath: path).resolvingSymlinksInPath().path + ".lock"
         let opened = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard opened >= 0 else {
             throw .unusable(path: path, reason: "cannot create its lock file \(lockPath): \(String(cString: strerror(errno)))")
