@@ -1,7 +1,8 @@
 """Abuse (issue 7, item 5): bodies over the limit, deeply nested or huge JSON, invalid UTF-8,
 wrong content types, malformed requests, hundreds of slow connections that never finish a
 request (silent, partial or trickling a header byte now and then), thousands of sessions
-created fast. Each must get a clear answer or be cut off, ordinary clients must keep being
+created fast, and (issue 12, item 9) fields past their limits: 100 creations with a 1 MiB uid,
+NULs in uid/label and their filters, a 1 MiB Web event field. Each must get a clear answer or be cut off, ordinary clients must keep being
 served, long polls and event streams must outlive the request deadline, memory must stay
 bounded and nothing in the store may change (reference sessions, their timelines and the
 session list are compared byte for byte after every phase).
@@ -22,7 +23,9 @@ partial connection and every trickler (a header byte every min(3, TIMEOUT/3) s) 
 server within TIMEOUT + max(3, TIMEOUT/3) s of its opening; a long poll waiting TIMEOUT + 2 s
 answered 200 (when that fits in waitMs' 30 s, i.e. TIMEOUT < 28) and an event stream still open
 and getting heartbeats TIMEOUT + 2 s after it was opened; peak RSS (VmHWM) under 300 MiB and
-RSS growth over two more rounds of the bad bodies under 40 MiB. Surprising behaviour that the
+RSS growth over two more rounds of the bad bodies under 40 MiB; every over-limit field a 400
+invalid_field naming it, the database growing under 5 MiB and RSS under 40 MiB over those,
+no M8 from an oversized Web event field, a list of 1000 sessions under 1 MiB. Surprising behaviour that the
 brief does not call a failure is printed as FINDING.
 """
 import http.client
@@ -604,6 +607,70 @@ def content_types():
     tally["raw"] = results
 
 
+UNBOUNDED_CREATIONS = max(10, min(100, CREATIONS // 30))  # with a 1 MiB uid (issue 12, item 9): 100, 10 fast
+DB_GROWTH_BOUND_MIB = 5             # what the database may grow by across the unbounded-fields phase
+LIST_BOUND_BYTES = 1 << 20          # GET /v1/sessions?limit=1000 afterwards
+
+
+def database_bytes():
+    return sum(os.path.getsize(DB + suffix) for suffix in ("", "-wal") if os.path.exists(DB + suffix))
+
+
+def unbounded_fields():
+    """Issue 12, item 9: 100 creations with a 1 MiB uid grew the database to 843 MiB and RSS to
+    497 MB, and a list of them answered 191 MiB. Each (100, or 10 in the fast version) must now be a 400 invalid_field naming
+    the field, with the database and memory staying where they were; a NUL in uid/label is
+    refused; an oversized Web event field is a 400, not an M8 violation."""
+    size_before, rss_before = database_bytes(), rss_kib()
+    huge = "u" * LIMIT  # the JSON body is 1 MiB minus a little: under the body limit
+    body = json.dumps({"uid": huge[:LIMIT - 100], "label": "abuse-huge"}).encode()
+    fields = {}
+    for _ in range(UNBOUNDED_CREATIONS):
+        status, _, data, seconds = call("POST", "/v1/sessions", body)
+        count_status(status, seconds)
+        fields[(status, problem_field(data))] = fields.get((status, problem_field(data)), 0) + 1
+    check(fields == {(400, "uid"): UNBOUNDED_CREATIONS},
+          f"{UNBOUNDED_CREATIONS} creations with a {len(body)}-byte uid answered {fields}, expected 400 naming uid")
+    for what, field, value in (("a 1 MiB label", "label", {"uid": "u", "label": huge[:LIMIT - 100]}),
+                               ("a NUL in uid", "uid", {"uid": "ab\u0000cd", "label": "abuse-ref"}),
+                               ("a NUL in label", "label", {"uid": "u", "label": "abuse-ref\u0000X"})):
+        status = expect(what, "POST", "/v1/sessions", json.dumps(value).encode(), (400,), "invalid_field")
+        if status == 400:
+            check(problem_field(call("POST", "/v1/sessions", json.dumps(value).encode())[2]) == field,
+                  f"{what}: the problem does not name {field}")
+    for path, field in (("/v1/sessions?uid=ab%00cd", "uid"), ("/v1/sessions?label=abuse-ref%00X", "label")):
+        status, _, data, _ = call("GET", path)
+        check(status == 400 and problem_field(data) == field, f"GET {path} answered {status}: {short(data)}")
+    status, _, data, _ = call("DELETE", "/v1/sessions?label=abuse-ref%00X")
+    check(status == 400 and problem_field(data) == "label", f"DELETE ?label=abuse-ref%00X answered {status}: {short(data)}")
+    # A Web event with an oversized field: the client's 400, decided before the bridge (no M8).
+    violations = len(page_all(f"/v1/sessions/{SINK}/timeline?kind=violation", "entries")[0])
+    event = {"type": "todayPage.refreshResult", "schemaVersion": 1, "requestId": "r", "mode": huge[:LIMIT - 200],
+             "status": "succeeded"}
+    expect("a 1 MiB mode in a Web event", "POST", f"/v1/sessions/{SINK}/web-events", json.dumps(event).encode(),
+           (400,), "invalid_field")
+    after = len(page_all(f"/v1/sessions/{SINK}/timeline?kind=violation", "entries")[0])
+    check(after == violations, f"an oversized Web event field added {after - violations} violations (M8)")
+    status, _, listed, _ = call("GET", "/v1/sessions?limit=1000")
+    check(status == 200 and len(listed) < LIST_BOUND_BYTES, f"GET /v1/sessions?limit=1000 answered {status} "
+                                                            f"with {len(listed)} bytes (bound {LIST_BOUND_BYTES})")
+    growth = (database_bytes() - size_before) / (1 << 20)
+    check(growth < DB_GROWTH_BOUND_MIB, f"the database grew {growth:.1f} MiB (bound {DB_GROWTH_BOUND_MIB} MiB)")
+    rss_growth = (rss_kib() - rss_before) / 1024
+    check(rss_growth < ROUND_GROWTH_BOUND_MIB, f"RSS grew {rss_growth:.1f} MiB over the unbounded-fields phase "
+                                               f"(bound {ROUND_GROWTH_BOUND_MIB} MiB)")
+    tally["unbounded"] = (f"{UNBOUNDED_CREATIONS} creations with a 1 MiB uid: {fields}; database "
+                          f"{size_before / (1 << 20):.1f} -> {database_bytes() / (1 << 20):.1f} MiB, RSS "
+                          f"{rss_before / 1024:.0f} -> {rss_kib() / 1024:.0f} MiB, list of 1000 {len(listed)} bytes")
+
+
+def problem_field(body):
+    try:
+        return json.loads(body).get("field")
+    except (ValueError, AttributeError):
+        return None
+
+
 class Tricklers:
     """Connections that send one header byte every TRICKLE_SECONDS (under the idle timeout) from
     the start of the run: the request deadline must cut each within CUT_BOUND of its opening."""
@@ -981,6 +1048,7 @@ def main():
     run("content types", content_types, reference)
     run("smuggling", lambda: abuse_http.smuggling(sys.modules[__name__]), reference)
     run("clock numbers", lambda: abuse_http.clock_numbers(sys.modules[__name__]), reference)
+    run("unbounded fields", unbounded_fields, reference)
     round_one = rss_kib()
     # Rounds two and three of the same bad bodies (~15 MiB sent, ~10 MiB echoed back per round):
     # memory must not keep growing with them.
@@ -1012,7 +1080,7 @@ def main():
     print(f"abuse test: {tally['bad']} bad or borderline requests answered ({statuses}), slowest "
           f"{tally['slowest_bad']:.2f} s; chunked past the limit: {tally.get('chunked')}; timeout {TIMEOUT} s: "
           f"{tally.get('slow')}; {tally.get('long poll')}; {tally.get('stream')}; "
-          f"{tally.get('ordinary')}; {tally.get('creations')}; {tally.get('smuggling')}; {tally.get('clock numbers')}; {tally.get('stream memory')}; {tally.get('connection limit')}; RSS MiB: {rss}, peak {peak:.0f} "
+          f"{tally.get('ordinary')}; {tally.get('creations')}; {tally.get('smuggling')}; {tally.get('clock numbers')}; {tally.get('stream memory')}; {tally.get('connection limit')}; {tally.get('unbounded')}; RSS MiB: {rss}, peak {peak:.0f} "
           f"(bound {PEAK_RSS_BOUND_MIB}), growth over rounds 2-3 {growth:.1f} (bound {ROUND_GROWTH_BOUND_MIB}); "
           f"store unchanged at every checkpoint: {'yes' if not any('store changed' in f for f in failures) else 'NO'}; "
           f"SIGTERM exit {code} in {stop_seconds:.1f} s; {len(findings)} findings; "

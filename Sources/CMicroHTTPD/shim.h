@@ -50,10 +50,14 @@ static inline const char *todaysim_request_header(struct MHD_Connection *connect
     return MHD_lookup_connection_value(connection, MHD_HEADER_KIND, name);
 }
 
-/// A query-string argument by name (decoded), or NULL.
-static inline const char *todaysim_query_argument(struct MHD_Connection *connection, const char *name)
+/// A query-string argument by name (decoded), or NULL; `*size_out` receives its decoded length,
+/// which counts a `%00` and what follows it (the value is not cut at its first NUL).
+static inline const char *todaysim_query_argument(struct MHD_Connection *connection, const char *name, size_t *size_out)
 {
-    return MHD_lookup_connection_value(connection, MHD_GET_ARGUMENT_KIND, name);
+    const char *value = NULL;
+    if (MHD_lookup_connection_value_n(connection, MHD_GET_ARGUMENT_KIND, name, strlen(name), &value, size_out) != MHD_YES)
+        return NULL;
+    return value;
 }
 
 /// A response whose body libmicrohttpd copies.

@@ -26,20 +26,11 @@ struct BodyFields {
         return value
     }
 
+    /// A string as it came; a field the server keeps goes through `identifier` or `text`
+    /// (FieldLimits) instead, or is checked against a pattern (a session id).
     func string(_ key: String) throws(APIError) -> String? {
         guard let value = present(key) else { return nil }
         guard let text = value.stringValue else { throw .invalidField(name(key), "must be a string, got \(value.typeName)") }
-        return text
-    }
-
-    func requiredString(_ key: String) throws(APIError) -> String {
-        guard let text = try string(key) else { throw .invalidField(name(key), "is required") }
-        return text
-    }
-
-    func nonEmptyString(_ key: String) throws(APIError) -> String? {
-        guard let text = try string(key) else { return nil }
-        guard !text.isEmpty else { throw .invalidField(name(key), "must be a non-empty string") }
         return text
     }
 
@@ -63,7 +54,7 @@ struct BodyFields {
     }
 
     func oneOf<T: RawRepresentable & CaseIterable>(_ key: String, _ type: T.Type) throws(APIError) -> T? where T.RawValue == String {
-        guard let text = try string(key) else { return nil }
+        guard let text = try identifier(key) else { return nil }
         guard let value = T(rawValue: text) else {
             let choices = T.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: " or ")
             throw .invalidField(name(key), "must be \(choices), got \"\(text)\"")
@@ -75,16 +66,5 @@ struct BodyFields {
         guard let value = present(key) else { return nil }
         guard case .object = value else { throw .invalidField(name(key), "must be an object, got \(value.typeName)") }
         return BodyFields(object: value, path: name(key) + ".")
-    }
-
-    func strings(_ key: String) throws(APIError) -> [String]? {
-        guard let value = present(key) else { return nil }
-        guard case let .array(elements) = value else { throw .invalidField(name(key), "must be an array of strings") }
-        var result: [String] = []
-        for element in elements {
-            guard let text = element.stringValue else { throw .invalidField(name(key), "must be an array of strings") }
-            result.append(text)
-        }
-        return result
     }
 }

@@ -5,18 +5,18 @@ enum InputDecoding {
     /// `POST /v1/sessions`.
     static func creation(_ body: [UInt8]) throws(APIError) -> (id: String?, config: SessionConfig, ttlMs: Millis?) {
         let fields = try BodyFields.object(from: body)
-        guard let uid = try fields.string("uid") else { throw .invalidField("uid", "is required") }
+        guard let uid = try fields.identifier("uid") else { throw .invalidField("uid", "is required") }
         var config = SessionConfig(uid: uid)
         let id = try fields.string("id")
         if let id, !HostSession.isValidId(id) {
             throw .invalidField("id", "must match [A-Za-z0-9][A-Za-z0-9._-]{0,63}")
         }
-        config.label = try fields.string("label")
-        config.language = try fields.string("language") ?? config.language
+        config.label = try fields.identifier("label")
+        config.language = try fields.identifier("language") ?? config.language
         config.platform = try fields.oneOf("platform", Platform.self) ?? config.platform
-        config.route = try fields.string("route") ?? config.route
+        config.route = try fields.identifier("route") ?? config.route
         config.loadingGate = try fields.oneOf("loadingGate", LoadingGate.self) ?? config.loadingGate
-        config.capabilities = try fields.strings("capabilities")
+        config.capabilities = try fields.identifiers("capabilities")
         config.clock = try fields.oneOf("clock", ClockMode.self) ?? config.clock
         if let timing = try fields.nested("timing") {
             for (key, keyPath) in Timing.fieldKeyPaths {
@@ -24,10 +24,13 @@ enum InputDecoding {
             }
         }
         if let analytics = try fields.nested("analytics") {
-            config.analytics = AnalyticsBase(did: try analytics.string("did"), sid: try analytics.string("sid"),
-                                             client_plat: try analytics.string("client_plat"), ctx: try analytics.string("ctx"))
+            config.analytics = AnalyticsBase(did: try analytics.identifier("did"), sid: try analytics.identifier("sid"),
+                                             client_plat: try analytics.identifier("client_plat"), ctx: try analytics.text("ctx"))
         }
         do { try config.validate() } catch { throw APIError(error) }
+        if let problem = FieldLimits.sizeProblem(config.json, limit: FieldLimits.inputBytes) {
+            throw .invalidField("body", "the session's settings \(problem)")
+        }
         let ttlMs = try fields.integer("ttlMs")
         if let ttlMs, ttlMs <= 0 { throw .invalidField("ttlMs", "must be a positive integer") }
         return (id, config, ttlMs)
@@ -37,17 +40,17 @@ enum InputDecoding {
     static func gesture(_ body: [UInt8]) throws(APIError) -> Input {
         let fields = try BodyFields.object(from: body)
         let type = try inputType(fields)
-        let requestId = try fields.string("requestId")
+        let requestId = try fields.identifier("requestId")
         switch type {
         case "pull": return .gesture(.pull(requestId: requestId))
         case "liveWidget.created": return .gesture(.liveWidgetCreated(requestId: requestId))
         case "liveWidget.cancelled": return .gesture(.liveWidgetCancelled)
         case "chat.edit":
-            guard let text = try fields.string("text") else { throw .invalidField("text", "is required") }
+            guard let text = try fields.text("text") else { throw .invalidField("text", "is required") }
             return .gesture(.chatEdit(text: text))
         case "chat.send": return .gesture(.chatSend)
         case "dialog.choose":
-            guard let actionId = try fields.nonEmptyString("actionId") else { throw .invalidField("actionId", "is required") }
+            guard let actionId = try fields.nonEmptyIdentifier("actionId") else { throw .invalidField("actionId", "is required") }
             return .gesture(.dialogChoose(actionId: actionId))
         case "dialog.dismiss": return .gesture(.dialogDismiss)
         default: throw .unknownInput("unknown gesture type \"\(type)\"")
@@ -58,28 +61,30 @@ enum InputDecoding {
     static func lifecycle(_ body: [UInt8]) throws(APIError) -> Input {
         let fields = try BodyFields.object(from: body)
         let type = try inputType(fields)
-        let requestId = try fields.string("requestId")
+        let requestId = try fields.identifier("requestId")
         switch type {
         case "background": return .lifecycle(.background)
         case "foreground": return .lifecycle(.foreground(requestId: requestId))
         case "tabActivated": return .lifecycle(.tabActivated(requestId: requestId))
         case "socketEvent": return .lifecycle(.socketEvent(requestId: requestId))
         case "timerTick": return .lifecycle(.timerTick(requestId: requestId))
-        case "navigation": return .lifecycle(.navigation(url: try fields.string("url")))
+        case "navigation": return .lifecycle(.navigation(url: try fields.text("url")))
         case "webContentTerminated": return .lifecycle(.webContentTerminated(requestId: requestId))
         case "accountSwitch":
-            guard let uid = try fields.nonEmptyString("uid") else { throw .invalidField("uid", "is required") }
+            guard let uid = try fields.nonEmptyIdentifier("uid") else { throw .invalidField("uid", "is required") }
             return .lifecycle(.accountSwitch(uid: uid))
         default: throw .unknownInput("unknown lifecycle type \"\(type)\"")
         }
     }
 
-    /// `POST …/web-events`: the bridge message as Web emitted it.
+    /// `POST …/web-events`: the bridge message as Web emitted it, within its limits (decided
+    /// here, so an oversized field is the client's `400`, never the bridge's `rejected`).
     static func webEvent(_ body: [UInt8]) throws(APIError) -> Input {
         let fields = try BodyFields.object(from: body)
         guard fields.object["type"]?.stringValue != nil else {
             throw .invalidField("type", "a bridge message needs a string type")
         }
+        try WebEventLimits.check(fields.object)
         return .webEvent(fields.object)
     }
 
@@ -89,7 +94,7 @@ enum InputDecoding {
         let type = try inputType(fields)
         switch type {
         case "todayPage.scrollToSection":
-            guard let batchId = try fields.nonEmptyString("batchId") else { throw .invalidField("batchId", "is required") }
+            guard let batchId = try fields.nonEmptyIdentifier("batchId") else { throw .invalidField("batchId", "is required") }
             let behavior = try fields.oneOf("behavior", Command.ScrollBehavior.self) ?? .smooth
             let highlight = try fields.bool("highlight") ?? true
             return .command(.scrollToSection(batchId: batchId, behavior: behavior, highlight: highlight))
@@ -120,7 +125,7 @@ enum InputDecoding {
     }
 
     private static func inputType(_ fields: BodyFields) throws(APIError) -> String {
-        guard let type = try fields.string("type") else { throw .invalidField("type", "is required") }
+        guard let type = try fields.identifier("type") else { throw .invalidField("type", "is required") }
         return type
     }
 }

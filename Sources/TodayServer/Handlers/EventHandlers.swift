@@ -24,7 +24,7 @@ struct EventHandlers: Sendable {
 
     /// `GET /v1/events?uid=`: every session of one account, from now on (`id:` is `session/seq`).
     func account(_ request: HTTPRequest, _: PathParameters) throws(APIError) -> HTTPResponse {
-        guard let uid = try QueryParameters(request: request).string("uid") else { throw .invalidField("uid", "is required") }
+        guard let uid = try QueryParameters(request: request).identifier("uid") else { throw .invalidField("uid", "is required") }
         var current: [(id: String, lastSeq: Int)] = []
         var cursor: String?
         repeat {

@@ -45,9 +45,12 @@ struct QueryParameters {
         return value
     }
 
-    func string(_ name: String) throws(APIError) -> String? {
+    /// A filter on an identifier (`uid`, `label`): what creation accepts, so a filter never
+    /// names a value no session can hold.
+    func identifier(_ name: String) throws(APIError) -> String? {
         guard let text = request.query(name) else { return nil }
         guard !text.isEmpty else { throw .invalidField(name, "must not be empty") }
+        if let problem = FieldLimits.identifierProblem(text) { throw .invalidField(name, problem) }
         return text
     }
 

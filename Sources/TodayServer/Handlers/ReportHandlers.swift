@@ -22,7 +22,7 @@ struct ReportHandlers: Sendable {
     /// `GET /v1/violations?uid=&code=&after=&limit=`.
     func violations(_ request: HTTPRequest, _: PathParameters) throws(APIError) -> HTTPResponse {
         let query = QueryParameters(request: request)
-        let uid = try query.string("uid")
+        let uid = try query.identifier("uid")
         let code = try query.oneOf("code", SessionReport.rules.map(\.code))
         let limit = try query.limit()
         let after = try query.listCursor()

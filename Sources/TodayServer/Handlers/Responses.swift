@@ -120,6 +120,7 @@ enum IdempotencyKeys {
     {
         guard let key = request.header("Idempotency-Key") else { return nil }
         guard !key.isEmpty, key.utf8.count <= 255 else { throw .invalidField("Idempotency-Key", "must be 1 to 255 characters") }
+        if let problem = FieldLimits.identifierProblem(key) { throw .invalidField("Idempotency-Key", problem) }
         let fingerprint = SHA1.digest(Array("\(request.method) \(request.path)\n".utf8) + request.body)
         return SessionStore.Idempotency(key: key, fingerprint: fingerprint, render: render)
     }

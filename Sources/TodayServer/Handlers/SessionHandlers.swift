@@ -34,8 +34,8 @@ struct SessionHandlers: Sendable {
     func list(_ request: HTTPRequest, _: PathParameters) throws(APIError) -> HTTPResponse {
         let query = QueryParameters(request: request)
         let status = try query.oneOf("status", ["active", "closed"])
-        let uid = try query.string("uid")
-        let label = try query.string("label")
+        let uid = try query.identifier("uid")
+        let label = try query.identifier("label")
         let limit = try query.limit()
         let after = try query.listCursor()
         if let label, !request.scope.sees(label: label) {
@@ -62,7 +62,7 @@ struct SessionHandlers: Sendable {
 
     /// `DELETE /v1/sessions?label=…`: ends and purges one test run's sessions.
     func deleteLabelled(_ request: HTTPRequest, _: PathParameters) throws(APIError) -> HTTPResponse {
-        guard let label = try QueryParameters(request: request).string("label") else {
+        guard let label = try QueryParameters(request: request).identifier("label") else {
             throw .invalidField("label", "is required: DELETE /v1/sessions purges the sessions of one label")
         }
         guard request.scope.sees(label: label) else { return .json(["deleted": 0]) }

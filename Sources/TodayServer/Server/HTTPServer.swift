@@ -170,7 +170,12 @@ public final class HTTPServer: @unchecked Sendable {
         let request = HTTPRequest(
             method: method, path: url, body: exchange.body,
             header: { [connection] name in todaysim_request_header(connection, name).map { String(cString: $0) } },
-            query: { [connection] name in todaysim_query_argument(connection, name).map { String(cString: $0) } })
+            query: { [connection] name in
+                var size = 0
+                guard let value = todaysim_query_argument(connection, name, &size) else { return nil }
+                // The decoded length, so `?uid=ab%00cd` reads as the whole value (and is refused), not as "ab".
+                return String(decoding: UnsafeRawBufferPointer(start: value, count: size), as: UTF8.self)
+            })
         let (response, routeName) = respond(request)
         return answer(response, on: connection, method: method, route: routeName, exchange: exchange)
     }
