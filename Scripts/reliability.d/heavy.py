@@ -9,6 +9,7 @@ p99 + 10 ms. Loopback only, bounded in time.
 
     python3 heavy.py TODAYSIM_BINARY [ENTRIES=200000] [SECONDS=10]
 """
+import collections
 import http.client
 import json
 import os
@@ -90,8 +91,8 @@ def exporter(stop, counts):
         after = 0
         while not stop.is_set():
             status, raw = client.request("GET", f"/v1/sessions/big/export?after={after}")
+            counts.append(status)
             page = json.loads(raw)
-            counts.append(len(page["steps"]))
             if not page["more"]:
                 break
             after = page["next"]
@@ -138,8 +139,9 @@ def phase(name, heavy_loads):
     for thread in threads:
         thread.join(timeout=180)
     p50, p99 = percentile(latencies, 0.5), percentile(latencies, 0.99)
+    statuses = dict(collections.Counter(c for c in counts if isinstance(c, int) and c >= 200))
     print(f"{name:<28} ordinary: {len(latencies):>6} requests  p50 {p50:7.2f} ms  p99 {p99:7.2f} ms  "
-          f"max {max(latencies):8.2f} ms  heavy: {len(counts)} operations", flush=True)
+          f"max {max(latencies):8.2f} ms  heavy: {len(counts)} operations {statuses or ''}", flush=True)
     return p99, counts
 
 

@@ -54,6 +54,15 @@ import TodayHost
         expectProblem(unresolved, 400, "invalid_field", field: "$ref")
         #expect(unresolved["detail"]?.stringValue?.hasPrefix("step 1: ") == true)
 
+        // A batch of one is still a batch: its refusal names step 0, whether the step does not
+        // decode or the session refuses it.
+        let undecodable = try await client.post("/v1/sessions/s1/steps", [["clock": ["advanceMs": -1]]])
+        expectProblem(undecodable, 400, "invalid_field", field: "advanceMs")
+        #expect(undecodable["detail"]?.stringValue?.hasPrefix("step 0: ") == true, "\(undecodable.text)")
+        let refused = try await client.post("/v1/sessions/s1/steps", [["lifecycle": ["type": "tabActivated", "requestId": "p1"]]])
+        expectProblem(refused, 400, "invalid_field", field: "requestId")
+        #expect(refused["detail"]?.stringValue?.hasPrefix("step 0: ") == true, "\(refused.text)")
+
         #expect((try await client.get("/v1/sessions/s1")).json == before.json)
         #expect(try await client.timeline("s1") == timeline)
     }

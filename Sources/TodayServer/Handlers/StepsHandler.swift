@@ -51,9 +51,24 @@ struct StepsHandler: Sendable {
             // The view is made only for a step that reads it: making it per step costs a
             // batch time in the square of its length once the view grows with each step.
             let readsView = containsReference(body)
+            if !readsView {
+                // Decoded here, not by the writer in the batch's transaction; a step that does
+                // not decode still fails in its turn (an earlier step's refusal comes first).
+                var bytes: [UInt8] = []
+                body.write(to: &bytes)
+                do throws(APIError) {
+                    let input = try decode(bytes)
+                    // A batch of one stays a batch (its refusal names step 0), not a single input.
+                    steps.append(elements.count > 1 ? .input(input) : .resolve { _ in .success(input) })
+                } catch {
+                    let failure = StepError(code: error.code, status: error.status, detail: error.detail, field: error.field)
+                    steps.append(.resolve { _ in .failure(failure) })
+                }
+                continue
+            }
             steps.append(.resolve { session in
                 let resolved: JSON
-                switch readsView ? resolveReferences(in: body, view: session.view) : .success(body) {
+                switch resolveReferences(in: body, view: session.view) {
                 case let .success(value): resolved = value
                 case let .failure(error): return .failure(error)
                 }
