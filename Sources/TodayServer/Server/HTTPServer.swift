@@ -29,7 +29,8 @@ public final class HTTPServer: @unchecked Sendable {
     private let log: RequestLog
     // Set once in init, cleared once by stop(); guarded by `stateLock`.
     private var daemon: OpaquePointer?
-    private var listening: Int32?
+    // Set by beginStopping(); guarded by `stateLock`.
+    private var stopping = false
     private let stateLock = NSLock()
     private let requests = RequestsInFlight()
     private let deadlines: RequestDeadlines
@@ -82,15 +83,19 @@ public final class HTTPServer: @unchecked Sendable {
         maxConnections + ConnectionLimit.headroom(for: maxConnections)
     }
 
-    /// Stops accepting connections; from now on new requests are refused `503 shutting_down`
-    /// and every answer closes its connection. (The service then releases its long polls and
-    /// streams; `stop()` waits for what is in flight.)
+    /// From now on new requests are refused `503 shutting_down` and every answer closes its
+    /// connection. (The service then releases its long polls and streams; `stop()` waits for
+    /// what is in flight.) The listening socket stays open until `MHD_stop_daemon` closes it:
+    /// `MHD_quiesce_daemon` races with libmicrohttpd's own epoll workers in 0.9.75 (both remove
+    /// the listening socket from the epoll set, the loser aborts the process: "Failed to
+    /// remove listen FD from epoll set", once in about 200 SIGTERMs under load), and a
+    /// connection accepted meanwhile is refused like any other new request.
     public func beginStopping() {
         stateLock.lock()
         defer { stateLock.unlock() }
-        guard let daemon, listening == nil else { return }
+        guard daemon != nil, !stopping else { return }
+        stopping = true
         requests.beginStopping()
-        listening = MHD_quiesce_daemon(daemon)
     }
 
     /// Stops accepting, waits up to `grace` for requests in flight, answers `503` whatever is
@@ -103,9 +108,8 @@ public final class HTTPServer: @unchecked Sendable {
         guard let daemon else { return }
         let refused = requests.drain(grace: grace)
         if refused > 0 { log.note("stopping: \(refused) parked requests were not ready after \(grace) s and were answered 503") }
-        MHD_stop_daemon(daemon)
+        MHD_stop_daemon(daemon)  // closes the listening socket too
         deadlines.stop()
-        if let listening, listening >= 0 { close(listening) }
         self.daemon = nil
     }
 
