@@ -25,10 +25,9 @@ extension SessionStore {
     /// The reclaimer's work: deletes the rows of sessions being removed, one chunk per
     /// transaction, until none is left.
     func reclaimRemovedSessions() throws(StoreError) {
-        while true {
-            let done = try writing { () throws(StoreError) -> (Bool, StoredSession?) in
-                guard let ord = try reading({ () throws(SQLiteError) in try statements.nextRemoving.rows { $0.int64(0) }.first })
-                else { return (true, nil) }
+        // Looked up without a write transaction: with nothing to remove, no commit is made.
+        while let ord = try readingWriter({ () throws(SQLiteError) in try statements.nextRemoving.rows { $0.int64(0) }.first }) {
+            try writing { () throws(StoreError) in
                 let chunk: [SQLiteValue] = [.integer(ord), .integer(chunkRows)]
                 var removed = 0
                 for statement in [statements.reclaimTimeline, statements.reclaimViolations, statements.reclaimRequests] {
@@ -36,9 +35,8 @@ extension SessionStore {
                     removed += database.changes
                 }
                 if removed == 0 { try run(statements.purgeSession, [.integer(ord)]) }
-                return (false, nil)
+                return ((), nil)
             }
-            if done { return }
             letInputsGoFirst()
         }
     }

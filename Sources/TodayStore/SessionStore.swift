@@ -681,7 +681,7 @@ public final class SessionStore: @unchecked Sendable {
         }
     }
 
-    private func readingWriter<T>(_ body: () throws(SQLiteError) -> T) throws(StoreError) -> T {
+    func readingWriter<T>(_ body: () throws(SQLiteError) -> T) throws(StoreError) -> T {
         writeLock.lock()
         defer { writeLock.unlock() }
         return try reading(body)
