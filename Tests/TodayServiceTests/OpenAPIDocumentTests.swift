@@ -43,6 +43,14 @@ import TodayStore
         #expect(unserved.isEmpty, "documented operations the server does not have: \(unserved)")
     }
 
+    /// Issue 13, item 6: the repository is Apache-2.0 licensed, and the contract says so.
+    @Test func theLicenceIsApache2InTheRepositoryAndTheDocument() throws {
+        let licence = String(decoding: try RepositoryFiles.bytes("LICENSE"), as: UTF8.self)
+        #expect(licence.contains("Apache License") && licence.contains("Version 2.0, January 2004"))
+        let text = String(decoding: try RepositoryFiles.bytes("OpenAPI/todaysim.yaml"), as: UTF8.self)
+        #expect(text.contains("  license:\n    name: Apache License 2.0\n    identifier: Apache-2.0\n"))
+    }
+
     @Test func documentIsOpenAPI31WithContractErrorCodes() throws {
         let text = try Self.document()
         #expect(text.hasPrefix("openapi: 3.1"), "the document must start with `openapi: 3.1`")
