@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import TodayHost
 
 /// Long writes in short transactions (issue 12, item 10): removing or forking a session with
@@ -12,15 +11,6 @@ extension SessionStore {
     /// Rows one reclaiming or copying transaction moves, unless the store was opened with
     /// another `chunkRows`.
     public static let defaultChunkRows = 2000
-
-    /// Between two chunks of a long job: lets inputs waiting for the writer go first (for at
-    /// most 50 ms), so an ordinary input waits for one chunk, not for the whole job.
-    func letInputsGoFirst() {
-        let deadline = DispatchTime.now().uptimeNanoseconds + 50_000_000
-        while inputsWaiting.load(ordering: .relaxed) > 0, DispatchTime.now().uptimeNanoseconds < deadline {
-            usleep(100)
-        }
-    }
 
     /// The reclaimer's work: deletes the rows of sessions being removed, one chunk per
     /// transaction, until none is left.
@@ -37,7 +27,7 @@ extension SessionStore {
                 if removed == 0 { try run(statements.purgeSession, [.integer(ord)]) }
                 return ((), nil)
             }
-            letInputsGoFirst()
+            writerTurns.yield()
         }
     }
 
@@ -81,7 +71,7 @@ extension SessionStore {
                     try run(statements.copyViolationsRange, range)
                     return ((), nil)
                 }
-                letInputsGoFirst()
+                writerTurns.yield()
             }
             try writing { () throws(StoreError) in
                 try sourceStored()

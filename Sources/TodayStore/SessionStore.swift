@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import TodayHost
 
 /// Sessions, their timelines and request ledgers in one SQLite database. Every accepted input
@@ -29,9 +28,8 @@ public final class SessionStore: @unchecked Sendable {
     private let fileLock: DatabaseLock?
     /// Rows one reclaiming or copying transaction moves (`SessionStore+Removal`).
     let chunkRows: Int
-    /// Whether the group-commit writer waits for `writeLock`: a long job working in chunks
-    /// lets it in between them (a lock is not fair: the job would take it straight back).
-    let inputsWaiting = Atomic<Int>(0)
+    /// The group-commit writer's turns at `writeLock` between a long job's chunks.
+    let writerTurns = WriterTurns()
     // Guarded by `writeLock`: set by `close()`.
     private var closed = false
     private let observersLock = NSLock()
@@ -305,9 +303,9 @@ public final class SessionStore: @unchecked Sendable {
     /// writes nothing (the engine decides before any row is written), so the others stand. A
     /// failed statement or commit fails them all and leaves the cache untouched.
     private func commitBatch(_ batch: [GroupCommit.Pending]) {
-        inputsWaiting.add(1, ordering: .relaxed)
+        writerTurns.waitingBegan()
         writeLock.lock()
-        inputsWaiting.subtract(1, ordering: .relaxed)
+        writerTurns.waitingEnded()
         defer { writeLock.unlock() }
         let started = DispatchTime.now().uptimeNanoseconds
         var latest: [String: StoredSession] = [:]

@@ -182,9 +182,7 @@ import TodayStore
         // The id is free at once, while the old rows are still being deleted.
         #expect(try await client.create(["uid": "u2", "id": "doomed"])["version"] == 1)
         #expect((try await client.get("/v1/sessions/doomed"))["uid"] == "u2")
-        let deadline = Date().addingTimeInterval(30)
-        while try rows(server, ord: ord) > 0, Date() < deadline { try await Task.sleep(nanoseconds: 20_000_000) }
-        #expect(try rows(server, ord: ord) == 0, "every row of the removed session is deleted")
+        #expect(try await eventually { try rows(server, ord: ord) == 0 }, "every row of the removed session is deleted")
         #expect(try Database(path: server.databasePath).integer("SELECT count(*) FROM sessions") == 2)
     }
 
@@ -203,12 +201,8 @@ import TodayStore
         try database.execute("UPDATE sessions SET closed = 2, id = 'removing/' || ord WHERE ord = \(removing)")
         try database.execute("UPDATE sessions SET closed = 2, id = 'forking/f1' WHERE ord = \(forking)")
         try server.start()
-        let deadline = Date().addingTimeInterval(30)
-        while try rows(server, ord: removing) + rows(server, ord: forking) > 0, Date() < deadline {
-            try await Task.sleep(nanoseconds: 20_000_000)
-        }
-        #expect(try rows(server, ord: removing) == 0)
-        #expect(try rows(server, ord: forking) == 0)
+        #expect(try await eventually { try rows(server, ord: removing) == 0 })
+        #expect(try await eventually { try rows(server, ord: forking) == 0 })
         #expect((try await Client(server: server).get("/v1/sessions/kept")).status == 200)
     }
 }

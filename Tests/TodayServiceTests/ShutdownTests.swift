@@ -7,16 +7,6 @@ import TodayHost
 /// moment until then. The whole loop (SIGTERM at random moments under four writers, a long
 /// poll and a stream) is `Scripts/sigterm-test`; these pin the two mechanisms down.
 @Suite struct ShutdownTests {
-    /// Polls `condition` every 20 ms until it holds or `seconds` pass.
-    private func eventually(_ seconds: TimeInterval = 20, _ condition: () -> Bool) async throws -> Bool {
-        let deadline = Date(timeIntervalSinceNow: seconds)
-        while !condition() {
-            guard Date() < deadline else { return false }
-            try await Task.sleep(nanoseconds: 20_000_000)
-        }
-        return true
-    }
-
     /// A long poll on a fresh session's timeline, parked (waiting for an entry that never comes).
     private func parkedLongPoll(on server: TestServer) async throws -> RawConnection {
         try await Client(server: server).create(["uid": "u1", "id": "s1"])

@@ -6,9 +6,10 @@ public final class Database {
     public let path: String
 
     /// Opens (creating when missing) the database at `path`; `:memory:` for a throwaway one.
-    public init(path: String) throws(SQLiteError) {
+    /// `flags`: SQLite's open flags, e.g. read-only on a `file:` URI.
+    public init(path: String,
+                flags: Int32 = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX) throws(SQLiteError) {
         var connection: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         let code = sqlite3_open_v2(path, &connection, flags, nil)
         guard code == SQLITE_OK, let connection else {
             let message = connection.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"

@@ -42,18 +42,11 @@ public enum DatabaseFile {
     /// Whether an unmarked file holds todaysim's tables: read through an immutable connection,
     /// which takes no lock and creates no `-wal`/`-shm` file.
     static func holdsTodaysimTables(_ path: String) -> Bool {
-        var connection: OpaquePointer?
-        defer { sqlite3_close_v2(connection) }
         let uri = "file:\(path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? path)?immutable=1"
-        guard sqlite3_open_v2(uri, &connection, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nil) == SQLITE_OK,
-              let connection
-        else { return false }
-        var statement: OpaquePointer?
-        defer { sqlite3_finalize(statement) }
         let sql = "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name IN ('sessions', 'timeline', 'requests')"
-        guard sqlite3_prepare_v2(connection, sql, -1, &statement, nil) == SQLITE_OK, sqlite3_step(statement) == SQLITE_ROW
+        guard let database = try? Database(path: uri, flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX)
         else { return false }
-        return sqlite3_column_int64(statement, 0) == 3
+        return (try? database.integer(sql)) == 3
     }
 
     /// Refuses, before SQLite touches it, a file that is not todaysim's or is newer than this
