@@ -132,6 +132,24 @@ import Testing
         #expect(runner.viewViolationCount == 1)
     }
 
+    /// M3: a repeated pull hard-reloads with its own id (H10); that reload is a pull too, so
+    /// feedback for its id is flagged, before and after its result.
+    @Test func m3_refreshStartedForAManualRepeatReloadIdIsAViolation() throws {
+        var runner = SessionRunner.make()
+        try runner.apply(.gesture(.pull(requestId: "p1")))
+        try runner.apply(.gesture(.pull(requestId: "p2")))
+        #expect(runner.session.document.cause == .manualRepeat)
+        let started = try runner.apply(Web.started("p2"))
+        #expect(started.violations == ["M3(p2)"])
+        #expect(started.outcome == .applied)
+        #expect(runner.headerId == "p2")
+        try runner.apply(Web.loadingPresentation())
+        try runner.apply(Web.firstBatch(requestId: "p2"))
+        #expect(try runner.apply(Web.result("p2", mode: "hard")).violations == [])
+        #expect(try runner.apply(Web.started("p2")).violations == ["M3(p2)"])
+        #expect(runner.viewViolationCount == 2)
+    }
+
     @Test func m3_clean_foregroundLiveWidgetAndWebMintedStartsRecordNothing() throws {
         var runner = SessionRunner.make()
         try runner.returnFromBackground(at: 6000, requestId: "fg1")

@@ -53,6 +53,20 @@ import Testing
         ])
     }
 
+    /// H1: `ctx` is any JSON value (usually an object) and travels as given.
+    @Test func h1_h24_ctxIsAnyJSONValueAndTravelsAsGiven() throws {
+        let contexts: [JSON] = [["screen": "today", "ab": ["variant": 2]], [1, "two"], .double(3.5), false, "plain"]
+        for ctx in contexts {
+            var runner = SessionRunner.make { $0.analytics = AnalyticsBase(ctx: ctx) }
+            #expect(runner.entries(.analytics).map(\.data) == [
+                ["event": "app_sess_start", "properties": ["uid": "u1", "ctx": ctx]],
+                ["event": "page_view", "properties": ["uid": "u1", "ctx": ctx]],
+            ])
+            let applied = try runner.apply(Web.track([("event", "card_click"), ("properties", ["ctx": "web"])]))
+            #expect(applied.entries(.analytics)[0].data["properties"] == ["ctx": ctx, "uid": "u1"])
+        }
+    }
+
     @Test func h24_aMalformedTrackIsRejectedAndForwardsNothing() throws {
         var runner = SessionRunner.make { $0.analytics = AnalyticsBase(did: "d-1") }
         let broken: [(members: [(String, JSON)], field: String)] = [

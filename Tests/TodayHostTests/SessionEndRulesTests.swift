@@ -98,6 +98,22 @@ import Testing
         #expect(runner.session.view["pull"]?["lastOutcome"] == "cancelled")
     }
 
+    /// H20: the document's own reload id (here a repeated pull's, H10) is open too, and
+    /// teardown settles it `cancelled`: nothing stays open in the report.
+    @Test func h20_teardownCancelsTheDocumentsOwnReloadIdAfterThePendingRequests() throws {
+        var runner = SessionRunner.make()
+        try runner.apply(.gesture(.pull(requestId: "p1")))
+        try runner.apply(.gesture(.pull(requestId: "p2")))
+        #expect(runner.session.document.ownedRequestId == "p2")
+        try runner.apply(.lifecycle(.tabActivated(requestId: "t1")))
+        let teardown = try runner.apply(.teardown)
+        #expect(teardown.entries(.request).map(\.requestId) == ["t1", "p2"])
+        #expect(teardown.entries(.request).map { $0.data["outcome"] } == ["cancelled", "cancelled"])
+        #expect(runner.ledger.records["p2"]?.outcome == .cancelled)
+        #expect(runner.ledger.records["p2"]?.answeredAtMs == nil)
+        #expect(runner.session.document.ownedRequestId == nil)
+    }
+
     @Test func h20_teardownInTheBackgroundEmitsNoPageEnd() throws {
         var runner = SessionRunner.make()
         try runner.apply(.lifecycle(.background))

@@ -14,7 +14,7 @@ import Testing
             $0.platform = .android
             $0.loadingGate = .render
             $0.timing.headerSettleMs = 750
-            $0.analytics = AnalyticsBase(did: "d", sid: nil, client_plat: "android-14", ctx: "c")
+            $0.analytics = AnalyticsBase(did: "d", sid: nil, client_plat: "android-14", ctx: ["screen": "today", "slots": [1, .double(2.5), true, .null]])
         }
         try runner.apply(.gesture(.pull(requestId: "p1")))
         try runner.apply(.lifecycle(.tabActivated(requestId: "t1")))
@@ -57,5 +57,21 @@ import Testing
         }
         #expect(throws: StateDecodingError.self) { try HostSession(stateBytes: bytes + [0]) }
         #expect(throws: StateDecodingError.self) { try HostSession(stateBytes: Array("{\"id\":1}".utf8)) }
+    }
+
+    /// H1: `ctx` is any JSON value since state format 2; format 1 held it as a string, and a
+    /// session an older todaysim stored must still load with that string.
+    @Test func aFormatOneStateKeepsItsStringContext() throws {
+        var config = SessionConfig(uid: "u1")
+        config.analytics = AnalyticsBase(did: "d", ctx: "today")
+        let current = config.stateBytes
+        // Format 2 ends with the context as JSON text: marker 1, length 7 (zigzag 14), "\"today\"".
+        let jsonTail: [UInt8] = [1, 14] + Array("\"today\"".utf8)
+        #expect(Array(current.suffix(jsonTail.count)) == jsonTail)
+        let formatOne = [0x01] + current.dropFirst().dropLast(jsonTail.count) + [1, 10] + Array("today".utf8)
+        let decoded = try SessionConfig(stateBytes: Array(formatOne))
+        #expect(decoded.analytics.ctx == .string("today"))
+        #expect(decoded == config)
+        #expect(throws: StateDecodingError.self) { try SessionConfig(stateBytes: [0x03] + current.dropFirst()) }
     }
 }

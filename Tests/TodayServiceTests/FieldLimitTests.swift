@@ -51,10 +51,12 @@ import TodayHost
                 accepted: ["uid": "u", "analytics": [key: .string(atLimit)]],
                 refused: ["uid": "u", "analytics": [key: .string(overLimit)]])
         }
+        // H1: `ctx` is any JSON value, bounded as a payload: {"p":"…"} serialized is 8 bytes plus the string.
+        let context = { (count: Int) -> JSON in ["p": .string(String(repeating: "x", count: count - 8))] }
         try await Self.expectCreationBoundary(
             client, field: "analytics.ctx",
-            accepted: ["uid": "u", "analytics": ["ctx": .string(Self.string(Self.text))]],
-            refused: ["uid": "u", "analytics": ["ctx": .string(Self.string(Self.text + 1))]])
+            accepted: ["uid": "u", "analytics": ["ctx": context(Self.payloadBytes)]],
+            refused: ["uid": "u", "analytics": ["ctx": context(Self.payloadBytes + 1)]])
         try await Self.expectCreationBoundary(
             client, field: "capabilities",
             accepted: ["uid": "u", "capabilities": [.string(atLimit)]],

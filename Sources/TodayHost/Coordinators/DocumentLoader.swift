@@ -34,7 +34,7 @@ public struct DocumentLoader: Codable, Equatable, Sendable {
         return [.navigation(loadId: loadId, url: url, cause: cause, requestId: requestId)] + overlay.newLoad()
     }
 
-    /// A result for the document's own id arrived.
+    /// A result for the document's own id arrived, or teardown settled it (H20).
     mutating func resultArrived() {
         awaitingResult = false
     }

@@ -110,12 +110,11 @@ extension HostSession {
         if inForeground { record([hostAnalytics("page_view")], &log) }
     }
 
-    /// H20: every timer stops, every UI settles, and the session closes.
+    /// H20: every timer stops, every UI settles, every open request (the document's own reload
+    /// id too) ends `cancelled`, and the session closes.
     mutating func tearDown(_ log: inout StepLog) {
         record(header.clear(), &log)
-        for request in refresh.consumeAll() {
-            settle(request.requestId, .cancelled, reason: request.reason, &log)
-        }
+        cancelOpenRequests(&log)
         record(pull.end(.cancelled), &log)
         _ = liveWidgetSheet.dismiss()
         dismissDialog(&log)

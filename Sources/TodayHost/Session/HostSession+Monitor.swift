@@ -32,16 +32,17 @@ extension HostSession {
                   "Web sent todayPage.refreshStarted but this host does not advertise \(Capability.revalidateFeedback); Web must not emit it then", &log)
     }
 
-    /// M3: pull, tab and silent requests never get header feedback.
+    /// M3: pull, tab and silent requests never get header feedback; nor does the reload a
+    /// repeated pull makes (H10: it is a pull too).
     mutating func monitorStart(for requestId: String, _ log: inout StepLog) {
-        guard let record = log.ledger.record(for: requestId), record.role == .soft else { return }
-        let silent: Bool
-        switch record.reason {
-        case .userPull?, .tabActivated?, nil: silent = true
-        case .appForeground?, .liveWidgetCreated?: silent = false
+        guard let record = log.ledger.record(for: requestId) else { return }
+        let reason: String
+        switch (record.role, record.reason) {
+        case let (.soft, given?) where given == .userPull || given == .tabActivated: reason = "reason \(given.rawValue)"
+        case (.soft, nil): reason = "no reason (socket or timer)"
+        case (.reload, _) where record.cause == .manualRepeat: reason = "a repeated pull's hard reload (manualRepeat)"
+        default: return
         }
-        guard silent else { return }
-        let reason = record.reason.map { "reason \($0.rawValue)" } ?? "no reason (socket or timer)"
         violation("M3", requestId: requestId,
                   "Web started header feedback for the native request \(requestId) with \(reason); user pulls, tab activations and silent refreshes must show none", &log)
     }

@@ -106,13 +106,20 @@ extension HostSession {
     /// H3: every navigation consumes the pending requests (`cancelled`) and the outgoing
     /// document's own id, cancels the deadline, clears the header and shows the overlay.
     mutating func navigate(url: String, requestId: String?, cause: LoadCause, _ log: inout StepLog) {
+        cancelOpenRequests(&log)
+        record(header.clear(), &log)
+        record(document.load(url: url, requestId: requestId, cause: cause), &log)
+    }
+
+    /// H3, H20: every request still open ends `cancelled`: the pending soft requests, then the
+    /// document's own reload id (the document no longer owns it).
+    mutating func cancelOpenRequests(_ log: inout StepLog) {
         for request in refresh.consumeAll() {
             settle(request.requestId, .cancelled, reason: request.reason, &log)
         }
         if let owned = document.ownedRequestId {
+            document.resultArrived()
             settle(owned, .cancelled, reason: nil, &log)
         }
-        record(header.clear(), &log)
-        record(document.load(url: url, requestId: requestId, cause: cause), &log)
     }
 }

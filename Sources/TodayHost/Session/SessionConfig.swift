@@ -36,9 +36,10 @@ public struct AnalyticsBase: Codable, Equatable, Sendable {
     public var did: String?
     public var sid: String?
     public var client_plat: String?
-    public var ctx: String?
+    /// Any JSON value, usually an object (H1).
+    public var ctx: JSON?
 
-    public init(did: String? = nil, sid: String? = nil, client_plat: String? = nil, ctx: String? = nil) {
+    public init(did: String? = nil, sid: String? = nil, client_plat: String? = nil, ctx: JSON? = nil) {
         self.did = did
         self.sid = sid
         self.client_plat = client_plat
@@ -48,9 +49,10 @@ public struct AnalyticsBase: Codable, Equatable, Sendable {
     /// `uid` first, then the base fields that are set, in the API's order.
     func properties(uid: String) -> [(String, JSON)] {
         var members: [(String, JSON)] = [("uid", .string(uid))]
-        for (name, value) in [("did", did), ("sid", sid), ("client_plat", client_plat), ("ctx", ctx)] {
+        for (name, value) in [("did", did), ("sid", sid), ("client_plat", client_plat)] {
             if let value { members.append((name, .string(value))) }
         }
+        if let ctx { members.append(("ctx", ctx)) }
         return members
     }
 }
@@ -124,9 +126,10 @@ extension SessionConfig: StateCodable {
         writer.optional(capabilities) { writer, list in writer.array(list) { $0.string($1) } }
         writer.raw(clock)
         for (_, value) in timing.fields { writer.int(value) }
-        for value in [analytics.did, analytics.sid, analytics.client_plat, analytics.ctx] {
+        for value in [analytics.did, analytics.sid, analytics.client_plat] {
             writer.optional(value) { $0.string($1) }
         }
+        writer.optional(analytics.ctx) { $0.json($1) }
     }
 
     public init(from reader: inout StateReader) throws(StateDecodingError) {
@@ -142,7 +145,10 @@ extension SessionConfig: StateCodable {
         clock = try reader.raw()
         for (_, keyPath) in Timing.fieldKeyPaths { timing[keyPath: keyPath] = try reader.int64() }
         var base: [String?] = []
-        for _ in 0..<4 { base.append(try reader.optional { reader throws(StateDecodingError) in try reader.string() }) }
-        analytics = AnalyticsBase(did: base[0], sid: base[1], client_plat: base[2], ctx: base[3])
+        for _ in 0..<3 { base.append(try reader.optional { reader throws(StateDecodingError) in try reader.string() }) }
+        let ctx: JSON? = try reader.optional { reader throws(StateDecodingError) in
+            reader.format == 0x01 ? .string(try reader.string()) : try reader.json()
+        }
+        analytics = AnalyticsBase(did: base[0], sid: base[1], client_plat: base[2], ctx: ctx)
     }
 }

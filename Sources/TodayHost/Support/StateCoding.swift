@@ -60,11 +60,17 @@ public struct StateWriter {
     public mutating func value<T: StateCodable>(_ value: T) { value.encode(to: &self) }
 
     public mutating func raw<T: RawRepresentable>(_ value: T) where T.RawValue == String { string(value.rawValue) }
+
+    /// A JSON value as its serialized text (it is rare in a state: analytics `ctx`).
+    public mutating func json(_ value: JSON) { string(value.serialized()) }
 }
 
 public struct StateReader {
     let bytes: [UInt8]
     var index: Int
+    /// The format the bytes were written in (`StateFormat`): a type whose fields changed reads
+    /// an older layout by it.
+    public internal(set) var format = StateFormat.version
 
     public init(_ bytes: [UInt8], from index: Int = 0) {
         self.bytes = bytes
@@ -137,6 +143,11 @@ public struct StateReader {
         guard let value = T(rawValue: text) else { throw error("unknown \(T.self) \(text)") }
         return value
     }
+
+    public mutating func json() throws(StateDecodingError) -> JSON {
+        let text = try string()
+        do { return try JSON.parse(text) } catch { throw self.error("not JSON: \(error)") }
+    }
 }
 
 extension StateCodable {
@@ -150,7 +161,9 @@ extension StateCodable {
 
     public init(stateBytes: [UInt8]) throws(StateDecodingError) {
         var reader = StateReader(stateBytes)
-        guard try reader.byte() == StateFormat.version else { throw reader.error("unknown state format") }
+        let format = try reader.byte()
+        guard StateFormat.readable.contains(format) else { throw reader.error("unknown state format \(format)") }
+        reader.format = format
         self = try Self(from: &reader)
         guard reader.isAtEnd else { throw reader.error("trailing bytes") }
     }
@@ -158,7 +171,10 @@ extension StateCodable {
 
 public enum StateFormat {
     /// The first byte of a binary state (a JSON state starts with `{`).
-    public static let version: UInt8 = 0x01
+    public static let version: UInt8 = 0x02
+    /// Every format this build reads: 1 stored analytics `ctx` as a string (it is any JSON
+    /// value since 2), so sessions written by an older todaysim keep working.
+    public static let readable: ClosedRange<UInt8> = 0x01...0x02
 }
 
 extension Deadline: StateCodable {

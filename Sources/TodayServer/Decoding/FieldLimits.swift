@@ -7,11 +7,12 @@ import TodayHost
 enum FieldLimits {
     /// Ids, names and keys: uid, label, language, route, request, batch and action ids, …
     static let identifier = 256
-    /// Free text: a chat draft, a dialog title, an error message, a URL, analytics `ctx`.
+    /// Free text: a chat draft, a dialog title, an error message, a URL.
     static let text = 4096
     /// Items of an array: capabilities, dialog actions.
     static let items = 32
-    /// An arbitrary JSON value (a `track`'s `properties`, a result's `error`), serialized.
+    /// An arbitrary JSON value (a `track`'s `properties`, a result's `error`, analytics `ctx`),
+    /// serialized.
     static let payloadBytes = 16 * 1024
     /// One input as stored (its `input` timeline entry's `data.input`), serialized.
     static let inputBytes = 64 * 1024
@@ -74,6 +75,13 @@ extension BodyFields {
     func text(_ key: String) throws(APIError) -> String? {
         guard let value = try string(key) else { return nil }
         if let problem = FieldLimits.textProblem(value) { throw .invalidField(name(key), problem) }
+        return value
+    }
+
+    /// Any JSON value but `null` (absent), at most `FieldLimits.payloadBytes` serialized.
+    func payload(_ key: String) throws(APIError) -> JSON? {
+        guard let value = present(key) else { return nil }
+        if let problem = FieldLimits.sizeProblem(value) { throw .invalidField(name(key), problem) }
         return value
     }
 

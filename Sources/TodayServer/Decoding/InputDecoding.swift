@@ -25,7 +25,7 @@ enum InputDecoding {
         }
         if let analytics = try fields.nested("analytics") {
             config.analytics = AnalyticsBase(did: try analytics.identifier("did"), sid: try analytics.identifier("sid"),
-                                             client_plat: try analytics.identifier("client_plat"), ctx: try analytics.text("ctx"))
+                                             client_plat: try analytics.identifier("client_plat"), ctx: try analytics.payload("ctx"))
         }
         do { try config.validate() } catch { throw APIError(error) }
         if let problem = FieldLimits.sizeProblem(config.json, limit: FieldLimits.inputBytes) {
