@@ -163,7 +163,7 @@ def conforming_run():
     check("an unknown todayPage.* event resolves undefined",
           chrome.js("todayWebViewBridge.emit('todayPage.somethingNew', {schemaVersion: 1}).then(v => v === undefined ? 'undefined' : v)"),
           "undefined")
-    api("DELETE", "/v1/sessions/s1")
+    api("POST", "/v1/sessions/s1/lifecycle", {"type": "teardown"})
     check("after the session closed (409), a todayPage.* call still resolves undefined",
           chrome.js("todayWebViewBridge.emit('todayPage.refreshStarted', {schemaVersion: 1, requestId: 'x', presentation: 'header'})"
                     ".then(v => v === undefined ? 'undefined' : 'resolved ' + v, e => 'rejected')"), "undefined")

@@ -75,7 +75,7 @@ public final class TodayService: Sendable {
         router.add("DELETE", "/v1/sessions", sessions.deleteLabelled)
         router.add("POST", "/v1/reset", sessions.reset)
         router.add("GET", "/v1/sessions/{id}", sessions.read)
-        router.add("DELETE", "/v1/sessions/{id}", sessions.tearDown)
+        router.add("DELETE", "/v1/sessions/{id}", sessions.purge)
         router.add("POST", "/v1/sessions/{id}/gestures", inputs.feed(InputDecoding.gesture))
         router.add("POST", "/v1/sessions/{id}/lifecycle", inputs.feed(InputDecoding.lifecycle))
         router.add("POST", "/v1/sessions/{id}/web-events", inputs.feed(InputDecoding.webEvent))

@@ -693,6 +693,13 @@ public final class SessionStore: @unchecked Sendable {
         }
     }
 
+    /// Ends and deletes session `id`, as `purge(label:)` does; `false` when there is none.
+    public func purge(id: String) throws(StoreError) -> Bool {
+        try purgeSessions { () throws(SQLiteError) in
+            try statements.selectSession.rows([.text(id)]) { ($0.int64(0), id) }
+        } == 1
+    }
+
     /// Removes the sessions `select` finds (`(ord, id)` rows, read in the same transaction):
     /// one short transaction hides them all (their ids free at once, gone from every read),
     /// then the reclaimer deletes their rows in small transactions, so removing a session with

@@ -78,7 +78,7 @@ import Testing
         #expect(teardown.outcome == .applied)
         #expect(teardown.trace == ["input:teardown", "header:hidden", "request:cancelled", "request:cancelled",
                                    "pull:idle", "analytics:page_end"])
-        #expect(teardown.entries[0].data == ["input": ["type": "teardown"], "outcome": "applied", "via": "teardown"])
+        #expect(teardown.entries[0].data == ["input": ["type": "teardown"], "outcome": "applied", "via": "lifecycle"])
         #expect(teardown.entries(.request).map(\.requestId) == ["p1", "t1"])
         #expect(teardown.entries(.pull)[0].data == ["state": "idle", "outcome": "cancelled"])
         #expect(teardown.entries(.analytics)[0].data == ["event": "page_end", "properties": ["uid": "u1"]])

@@ -54,7 +54,7 @@ import TodayHost
         #expect(secondPage["sessions"].map { ids(in: $0) } == ["s3"])
         #expect(secondPage["next"] == .null)
 
-        _ = try await client.delete("/v1/sessions/s3")
+        try await client.tearDown("s3")
         let closed = try await client.get("/v1/sessions?status=closed")
         #expect(closed["sessions"].map { ids(in: $0) } == ["s3"])
         let active = try await client.get("/v1/sessions?status=active&uid=u1")
@@ -141,18 +141,19 @@ import TodayHost
         ])
     }
 
-    @Test func deleteTearsDownOnceAndKeepsTheSessionReadable() async throws {
+    @Test func teardownClosesOnceAndKeepsTheSessionReadable() async throws {
         let server = try TestServer()
         let client = Client(server: server)
         try await client.create(["uid": "u1", "id": "s1"])
         _ = try await client.post("/v1/sessions/s1/gestures", ["type": "pull", "requestId": "p1"])
-        let closed = try await client.delete("/v1/sessions/s1")
+        let closed = try await client.tearDown("s1")
         #expect(closed.status == 200)
-        #expect(closed["status"] == "closed")
-        #expect(closed["version"] == 3)
-        #expect(closed["pull"]?["lastOutcome"] == "cancelled")
-        #expect(closed["watchdogs"] == [])
-        let again = try await client.delete("/v1/sessions/s1")
+        #expect(closed["outcome"] == "applied")
+        #expect(closed["session"]?["status"] == "closed")
+        #expect(closed["session"]?["version"] == 3)
+        #expect(closed["session"]?["pull"]?["lastOutcome"] == "cancelled")
+        #expect(closed["session"]?["watchdogs"] == [])
+        let again = try await client.tearDown("s1")
         #expect(again.status == 409)
         #expect(again["code"] == "session_closed")
         let input = try await client.post("/v1/sessions/s1/gestures", ["type": "pull"])

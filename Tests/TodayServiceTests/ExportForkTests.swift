@@ -22,7 +22,7 @@ import TodayStore
         for (endpoint, body) in script {
             #expect(try await client.post("/v1/sessions/s1/\(endpoint)", body).status == 200)
         }
-        _ = try await client.delete("/v1/sessions/s1")
+        try await client.tearDown("s1")
         let original = try await client.timeline("s1")
         let view = try await client.get("/v1/sessions/s1")
 
@@ -30,12 +30,12 @@ import TodayStore
         #expect(export.status == 200)
         #expect(export["closed"] == true)
         guard case let .array(steps)? = export["steps"] else { Issue.record("no steps"); return }
-        #expect(steps.count == script.count)
+        #expect(steps.count == script.count + 1)
+        #expect(steps.last == ["lifecycle": ["type": "teardown"]], "the teardown replays as the input it was")
 
         #expect(try await client.post("/v1/reset", raw: "").json == ["deleted": 1])
         #expect(try await client.post("/v1/sessions", export["create"] ?? .null).status == 201)
         #expect(try await client.post("/v1/sessions/s1/steps", .array(steps)).status == 200)
-        _ = try await client.delete("/v1/sessions/s1")
         #expect(try await client.timeline("s1") == original, "same ids, same timeline")
         #expect((try await client.get("/v1/sessions/s1")).json == view.json)
     }
@@ -61,7 +61,7 @@ import TodayStore
             #expect(try await client.post("/v1/sessions/long/steps", .array(Array(repeating: step, count: 100))).status == 200)
         }
         #expect(try await client.post("/v1/sessions/long/steps", .array(Array(repeating: step, count: 50))).status == 200)
-        _ = try await client.delete("/v1/sessions/long")  // teardown (H20)
+        try await client.tearDown("long")
         let original = try await client.timeline("long")
         let view = try await client.get("/v1/sessions/long")
 
@@ -79,7 +79,7 @@ import TodayStore
             return -1
         }
         // A page is `limit` input entries (1,000 by default): the first holds the creation too.
-        #expect(stepCounts == [99, 100, 51], "\(stepCounts)")
+        #expect(stepCounts == [99, 100, 52], "\(stepCounts)")
         let defaultPage = try await client.get("/v1/sessions/long/export")
         #expect(defaultPage["more"] == false, "250 inputs fit the default page of 1,000")
         #expect(pages.allSatisfy { $0["create"] == pages[0]["create"] }, "every page says how to create the session")
@@ -91,7 +91,6 @@ import TodayStore
             guard case let .array(steps)? = page["steps"], !steps.isEmpty else { continue }
             #expect(try await client.post("/v1/sessions/long/steps", .array(steps)).status == 200)
         }
-        _ = try await client.delete("/v1/sessions/long")
         #expect(try await client.timeline("long") == original, "same timeline")
         #expect((try await client.get("/v1/sessions/long")).json == view.json)
     }

@@ -18,22 +18,21 @@ import TodayHost
         _ = try await client.post("/v1/sessions/s1/clock", ["advanceMs": 5000])  // deadline: M7
         _ = try await client.get("/v1/sessions/nobody")
         try await client.create(["uid": "u2", "id": "s2"])
-        _ = try await client.delete("/v1/sessions/s2")
+        try await client.tearDown("s2")
 
         let reply = try await client.get("/metrics")
         #expect(reply.status == 200)
         #expect(reply.header("Content-Type")?.hasPrefix("text/plain") == true)
         let text = reply.text
-        #expect(sample(text, #"todaysim_inputs_total{via="lifecycle",outcome="applied"}"#) == 1)
+        #expect(sample(text, #"todaysim_inputs_total{via="lifecycle",outcome="applied"}"#) == 2, "the tab activation and the teardown")
         #expect(sample(text, #"todaysim_inputs_total{via="lifecycle",outcome="ignored"}"#) == 1)
         #expect(sample(text, #"todaysim_inputs_total{via="create",outcome="applied"}"#) == 2)
-        #expect(sample(text, #"todaysim_inputs_total{via="teardown",outcome="applied"}"#) == 1)
         #expect(sample(text, #"todaysim_watchdogs_fired_total{kind="softRefreshDeadline"}"#) == 1)
         #expect(sample(text, #"todaysim_violations_total{code="M7"}"#) == 1)
         #expect(sample(text, #"todaysim_sessions{status="active"}"#) == 1)
         #expect(sample(text, #"todaysim_sessions{status="closed"}"#) == 1)
         #expect(sample(text, #"todaysim_http_requests_total{route="/v1/sessions/{id}",method="GET",status="404"}"#) == 1)
-        #expect(sample(text, #"todaysim_http_requests_total{route="/v1/sessions/{id}/lifecycle",method="POST",status="200"}"#) == 2)
+        #expect(sample(text, #"todaysim_http_requests_total{route="/v1/sessions/{id}/lifecycle",method="POST",status="200"}"#) == 3)
         #expect((sample(text, "todaysim_store_commit_seconds_count") ?? 0) >= 4)
         #expect(text.contains(#"todaysim_http_request_duration_seconds_bucket{route="/v1/sessions",le="+Inf"}"#))
 

@@ -165,6 +165,12 @@ struct Client: Sendable {
 
     func delete(_ path: String) async throws -> Reply { try await send("DELETE", path) }
 
+    /// H20: the lifecycle input `teardown` closes session `id`, which stays readable.
+    @discardableResult
+    func tearDown(_ id: String) async throws -> Reply {
+        try await post("/v1/sessions/\(id)/lifecycle", ["type": "teardown"])
+    }
+
     /// Creates a session and returns its view.
     @discardableResult
     func create(_ body: JSON) async throws -> JSON {

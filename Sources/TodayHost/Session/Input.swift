@@ -1,5 +1,5 @@
-/// Everything a caller can do to a session, typed (API: gestures, lifecycle, web-events, clock,
-/// and teardown by `DELETE`).
+/// Everything a caller can do to a session, typed (API: gestures, lifecycle, web-events,
+/// commands, clock).
 public enum Input: Equatable, Sendable {
     case gesture(Gesture)
     case lifecycle(Lifecycle)
@@ -8,6 +8,7 @@ public enum Input: Equatable, Sendable {
     case clock(ClockMove)
     /// A native → Web command (H28).
     case command(Command)
+    /// H20, given as the lifecycle input `{"type":"teardown"}`.
     case teardown
 
     /// What the `input` timeline entry records of it.
@@ -31,7 +32,7 @@ public enum Input: Equatable, Sendable {
         case .webEvent: return "webEvent"
         case .command: return "command"
         case .clock: return "clock"
-        case .teardown: return "teardown"
+        case .teardown: return "lifecycle"
         }
     }
 

@@ -73,6 +73,7 @@ enum InputDecoding {
         case "accountSwitch":
             guard let uid = try fields.nonEmptyIdentifier("uid") else { throw .invalidField("uid", "is required") }
             return .lifecycle(.accountSwitch(uid: uid))
+        case "teardown": return .teardown
         default: throw .unknownInput("unknown lifecycle type \"\(type)\"")
         }
     }

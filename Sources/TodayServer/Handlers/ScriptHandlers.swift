@@ -38,10 +38,11 @@ struct ScriptHandlers: Sendable {
                 guard case let .object(members) = input else { throw APIError.internalError }
                 // Absent rather than null, so the body is one the create endpoint's schema accepts as is.
                 create = .object([("id", .string(path["id"]))] + members.filter { !$0.1.isNull })
-            case "teardown":
-                closed = true
             default:
-                steps.append(.object([(via, input)]))
+                // Entries from before teardown became a lifecycle input say `via: teardown`.
+                let channel = via == "teardown" ? "lifecycle" : via
+                if channel == "lifecycle", input["type"]?.stringValue == "teardown" { closed = true }
+                steps.append(.object([(channel, input)]))
             }
         }
         return .json(["create": create, "steps": .array(steps), "closed": .bool(closed),
@@ -73,12 +74,11 @@ struct ScriptHandlers: Sendable {
     static func channel(ofType type: String) -> String {
         switch type {
         case "create": return "create"
-        case "teardown": return "teardown"
         case "clock": return "clock"
         case "pull", "liveWidget.created", "liveWidget.cancelled", "chat.edit", "chat.send", "dialog.choose", "dialog.dismiss":
             return "gesture"
         case "background", "foreground", "tabActivated", "socketEvent", "timerTick", "navigation", "webContentTerminated",
-            "accountSwitch":
+            "accountSwitch", "teardown":
             return "lifecycle"
         case "todayPage.scrollToSection": return "command"
         default: return "webEvent"

@@ -127,12 +127,14 @@ struct SessionHandlers: Sendable {
         }
     }
 
-    /// H20: teardown is an input like any other.
-    func tearDown(_: HTTPRequest, _ path: PathParameters) throws(APIError) -> HTTPResponse {
+    /// `DELETE /v1/sessions/{id}`: the session and everything recorded for it go, as
+    /// `DELETE ?label=` does for many (an active one is not torn down first); afterwards every
+    /// route of it is `404`, and its streams and long polls end. Teardown (H20), which keeps a
+    /// session readable, is the lifecycle input.
+    func purge(_: HTTPRequest, _ path: PathParameters) throws(APIError) -> HTTPResponse {
         do throws(StoreError) {
-            let write = try store.apply(.teardown, to: path["id"])
-            if write.stored.isWall { scheduler?.poke() }
-            return .jsonBytes(store.viewBytes(after: write))
+            guard try store.purge(id: path["id"]) else { throw StoreError.sessionNotFound(path["id"]) }
+            return HTTPResponse(status: 204)
         } catch {
             throw APIError(error)
         }
