@@ -10,7 +10,7 @@ let package = Package(
         .executable(name: "todaysim-bench", targets: ["todaysim-bench"]),
     ],
     targets: [
-        // The simulated native host: every rule of spec/HOST-BEHAVIOR.md, no I/O.
+        // The simulated native host: every rule of docs/RULES.md, no I/O.
         .target(name: "TodayHost", linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]),
         // C libraries of the service edge (HTTP and storage), through pkg-config.
         .systemLibrary(

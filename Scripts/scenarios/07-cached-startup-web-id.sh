@@ -4,7 +4,7 @@
 # refreshStarted with its own id shows the header; the later result for that id settles it.
 # No native request, no budget change, no violation.
 # Rules: H1 (initial activation requests no refresh), H12 (Web-minted id with no native
-# request is valid), H13, H9 (a Web-minted id is Web's own), interpretation 6 (no request entry).
+# request is valid), H13, H9 (a Web-minted id is Web's own), docs/RULES.md#h9 (no request entry).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 scenario_begin
@@ -29,7 +29,7 @@ R=$(clock "$S" '{"advanceMs":850}')
 R=$(web_event "$S" "$(result web-cache-7 succeeded)")
 expect_eq "result for the Web id applied, not stale (H12)" "$(j "$R" '[.outcome, .reason]')" '["applied",null]'
 expect_eq "header updated (H13)" "$(j "$R" '.session.header')" '{"state":"updated","requestId":"web-cache-7"}'
-expect_eq "no native request settled (interpretation 6)" "$(j "$R" '[.entries[] | select(.kind == "request")] | length')" "0"
+expect_eq "no native request settled (H9)" "$(j "$R" '[.entries[] | select(.kind == "request")] | length')" "0"
 expect_eq "budget untouched (H9)" "$(j "$R" '.session.refresh.recoveryArmed')" "true"
 
 R=$(clock "$S" '{"advanceMs":1000}')

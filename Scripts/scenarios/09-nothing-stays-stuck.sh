@@ -7,7 +7,7 @@
 # Rules: H3 (navigation consumes requests, clears the header), H6 (deadline expiry), H7, H9
 # (recovery reload, budget), H11 (spinner end / follows a host reload), H12 (header watchdog),
 # H13 (failed/cancelled settle), H14 (clears), H17 (navigation ends the spinner), H18
-# (termination), interpretation 3 (failure that triggers a reload).
+# (termination), docs/RULES.md#h11 (a failure that triggers a reload carries the spinner).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 scenario_begin

@@ -11,7 +11,7 @@
 # exactly those codes in that order; the JUnit form has a test case per native request and
 # per rule; GET /v1/violations?code=M7 finds B's M7 and nothing of A.
 # Rules: M1, M3, M4, M7, M8, M9, H12 (Web-minted start), H23 (overlay), H9 (recovery reload),
-# interpretations 6 (no request record for a Web-minted id), 7, 23 (codes, details).
+# docs/RULES.md#h9 (no request record for a Web-minted id), #h4, #the-contract-monitor (codes, details).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 scenario_begin

@@ -4,7 +4,7 @@ import TodayOpenAPI
 import TodayWeb
 import TodayStore
 
-/// The HTTP API of spec/API.md over a session store: the route table and its handlers.
+/// The HTTP API of OpenAPI/todaysim.yaml over a session store: the route table and its handlers.
 public final class TodayService: Sendable {
     public let router: Router
     private let log: RequestLog

@@ -1,7 +1,8 @@
 import Testing
 @testable import TodayHost
 
-/// The session view example of spec/API.md, reproduced input for input.
+/// The contract's session view example (a session backgrounded, then back after 6 s with
+/// `requestId: "fg-1"`), reproduced input for input.
 @Suite struct APIExampleTests {
     @Test func sessionViewMatchesTheContractExample() throws {
         var runner = try SessionRunner(config: SessionConfig(uid: "u1"))

@@ -160,7 +160,7 @@ struct Breakage: Sendable, CustomTestStringConvertible {
         #expect(parse(WellFormed.loadFailed.withField("elapsedMs", 0)) == .event(.loadFailed(error: "network", elapsedMs: 0, requestId: nil)))
     }
 
-    /// Interpretation 12: an optional field given as `null` counts as absent.
+    /// H21 (docs/RULES.md#h21): an optional field given as `null` counts as absent.
     @Test func h21_nullOptionalFieldsCountAsAbsent() {
         let result = WellFormed.refreshResult.withField("loadId", .null).withField("terminalEvent", .null)
             .withField("elapsedMs", .null).withField("error", .null)
@@ -351,7 +351,8 @@ struct Breakage: Sendable, CustomTestStringConvertible {
         }
     }
 
-    /// H23, interpretation 13: a `render`-gate host does not know webView.loadingPresentation.
+    /// H23 (docs/RULES.md#h23): a `render`-gate host ignores webView.loadingPresentation; to it the
+    /// event does not exist, whatever its form.
     @Test func h23_loadingPresentationOnRenderGateIsUnknownWhateverItsForm() {
         let renderHost = BridgeParser(capabilities: [Capability.revalidateFeedback], loadingGate: .render)
         let messages: [JSON] = [

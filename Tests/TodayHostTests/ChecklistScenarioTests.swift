@@ -1,7 +1,7 @@
 import Testing
 @testable import TodayHost
 
-/// The seed's verification checklist (seeds/000, items 1–9), each as a scenario run against the
+/// The iOS guide's verification checklist (docs/RULES.md#checklist, items 1–9), each as a scenario run against the
 /// host. Items about Web's behaviour check what the host does when Web behaves that way.
 @Suite struct ChecklistScenarioTests {
     /// H4: the first server-made request id of session `s1` (`s1/request/1`, name-based UUID).

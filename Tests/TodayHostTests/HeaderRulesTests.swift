@@ -105,7 +105,7 @@ import Testing
         #expect(runner.pending == [])
         #expect(runner.header == .refreshing)
 
-        // A Web-minted id's failure is Web's own: the header shows it, no recovery (H9, INTERPRETATIONS 6).
+        // A Web-minted id's failure is Web's own: the header shows it, no recovery (docs/RULES.md#h9).
         let result = try runner.apply(Web.result("web-1", "failed"))
         #expect(result.outcome == .applied)
         #expect(result.trace == ["input:todayPage.refreshResult", "bridge:todayPage.refreshResult", "header:failed"])

@@ -225,7 +225,7 @@ import Testing
         #expect(runner.documentState == .terminated)
         #expect(runner.loadId == 2)
 
-        // Soft requests are still sent (INTERPRETATIONS 17); their expiry cannot reload.
+        // Soft requests are still sent (docs/RULES.md#h18); their expiry cannot reload.
         try runner.advance(to: 3000)
         try runner.apply(.lifecycle(.tabActivated(requestId: "t1")))
         try runner.advance(to: 19999)

@@ -15,7 +15,7 @@ import Testing
         #expect(applied.outcome == .applied)
         #expect(applied.resolution == .null)
         #expect(applied.trace == ["input:track", "bridge:track", "analytics:card_click"])
-        // Web's order kept; uid and sid replaced in place; the other base fields appended (INTERPRETATIONS 19).
+        // Web's order kept; uid and sid replaced in place; the other base fields appended (docs/RULES.md#h24).
         #expect(applied.entries(.analytics)[0].data == [
             "event": "card_click",
             "properties": ["card_id": "c7", "uid": "u1", "position": 3, "sid": "sess-9", "did": "d-1",
@@ -35,7 +35,7 @@ import Testing
         #expect(bare.entries(.analytics).map(\.data) == [
             ["event": "feed_scrolled", "properties": ["uid": "u1", "did": "d-1"]],
         ])
-        // `properties: null` counts as absent (INTERPRETATIONS 12).
+        // `properties: null` counts as absent (docs/RULES.md#h21).
         let nullProperties = try runner.apply(Web.track([("event", "feed_scrolled"), ("properties", nil)]))
         #expect(nullProperties.outcome == .applied)
         #expect(nullProperties.entries(.analytics)[0].data["properties"] == ["uid": "u1", "did": "d-1"])
@@ -106,7 +106,7 @@ import Testing
 
     @Test func h25_parametersAreDecodedAsAURLParserDoes() throws {
         var runner = SessionRunner.make()
-        // Repeated parameters: the first value; `+` stays `+` (INTERPRETATIONS 20).
+        // Repeated parameters: the first value; `+` stays `+` (docs/RULES.md#h25).
         try runner.apply(Web.link("today://chat?text=first&msg_trigger_ele_id=a&text=second&msg_trigger_ele_id=b"))
         #expect(runner.session.view["chat"] == ["draft": "first", "pendingTriggerId": "a"])
         try runner.apply(Web.link("today://chat?text=1+1%3D2%26more&msg_trigger_ele_id=w%2F9"))
@@ -172,7 +172,7 @@ import Testing
         let third = try runner.apply(.gesture(.chatSend))
         #expect(third.entries(.analytics)[0].data["properties"] == ["text": "no id", "today_card_id": "c3", "uid": "u1"])
 
-        // A link without `text` leaves an empty draft (INTERPRETATIONS 20): nothing to send.
+        // A link without `text` leaves an empty draft (docs/RULES.md#h25): nothing to send.
         try runner.apply(Web.link("today://chat?msg_trigger_ele_id=w-5"))
         #expect(runner.session.view["chat"] == ["draft": "", "pendingTriggerId": "w-5"])
         #expect(try runner.apply(.gesture(.chatSend)).outcome == .ignored(.noDraft))

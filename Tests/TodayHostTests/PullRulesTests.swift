@@ -140,4 +140,29 @@ import Testing
         #expect(runner.session.pull.lastOutcome == .cancelled)
         #expect(runner.session.document.state == .terminated)
     }
+
+    /// H11 with H9 (docs/RULES.md#h11): a failure result for the spinner's own id, with the
+    /// budget armed, does not end the spinner `failed`: the recovery reload carries it to the
+    /// reload's id, and its watchdog stays due where the gesture put it.
+    @Test func h11_h9_aFailureForTheSpinnersOwnIdCarriesItToTheRecoveryReload() throws {
+        var runner = SessionRunner.make()
+        try runner.apply(.gesture(.pull(requestId: "p1")))
+        try runner.advance(to: 1000)
+        let failed = try runner.apply(Web.result("p1", "failed"))
+        let reloadId = try #require(runner.session.document.requestId)
+        #expect(failed.trace == ["input:todayPage.refreshResult", "bridge:todayPage.refreshResult", "request:failed",
+                                 "navigation:recovery", "pull:refreshing"])
+        #expect(failed.entries(.pull).map(\.requestId) == [reloadId])
+        #expect(runner.session.document.cause == .recovery)
+        #expect(runner.pull == .refreshing)
+        #expect(runner.pullId == reloadId)
+        #expect(runner.timers == ["pullWatchdog(\(reloadId))@12000"])
+
+        // Nothing but the reload's own answer or that watchdog ends it now.
+        try runner.advance(to: 11_999)
+        #expect(runner.pull == .refreshing)
+        try runner.advance(to: 12_000)
+        #expect(runner.pull == .idle)
+        #expect(runner.session.pull.lastOutcome == .timedOut)
+    }
 }

@@ -2,7 +2,7 @@
 
 /// Compact, hard-codable readings of a session for the H12–H23 rule tests.
 ///
-/// A trace line is `kind:type` (INTERPRETATIONS 18 names each entry's `type`). `violation`
+/// A trace line is `kind:type` (docs/RULES.md#reading-the-timeline names each entry's `type`). `violation`
 /// entries are left out on purpose: the contract monitor (M1–M9) never changes behaviour, and
 /// its own tests pin which breaches it records.
 extension TimelineEntry {

@@ -9,7 +9,7 @@ import TodayStore
 /// `paths:` key every path is indented exactly two spaces (`  /v1/sessions/{id}:`) and every
 /// operation exactly four (`    get:`); nothing else sits at those two levels inside `paths:`.
 @Suite struct OpenAPIDocumentTests {
-    /// API.md, Errors: every `code` the contract knows.
+    /// Every problem `code` of the v1 contract.
     static let contractCodes: Set<String> = [
         "invalid_json", "invalid_field", "unknown_input", "unauthorized", "session_not_found", "not_found",
         "method_not_allowed", "session_exists", "session_closed", "precondition_failed", "idempotency_conflict",
@@ -59,7 +59,7 @@ import TodayStore
         #expect(codes.contains("invalid_field") && codes.contains("session_not_found"),
                 "found too few problem codes to trust the scan: \(codes.sorted())")
         let unknown = codes.subtracting(Self.contractCodes).subtracting(Self.extensionCodes).sorted()
-        #expect(unknown.isEmpty, "problem codes neither in API.md's table nor a known extension: \(unknown)")
+        #expect(unknown.isEmpty, "problem codes neither in the v1 contract nor a known extension: \(unknown)")
     }
 
     static func document() throws -> String {
