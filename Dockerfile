@@ -22,6 +22,6 @@ RUN apt-get update && apt-get install -y --no-install-recommends libmicrohttpd12
 COPY --from=build /out/todaysim /opt/todaysim/todaysim
 VOLUME /data
 EXPOSE 8080
-HEALTHCHECK CMD curl -fsS http://127.0.0.1:8080/healthz || exit 1
+HEALTHCHECK --interval=10s --timeout=3s --start-period=10s CMD curl -fsS http://127.0.0.1:8080/healthz || exit 1
 ENTRYPOINT ["/opt/todaysim/todaysim"]
 CMD ["serve", "--host", "0.0.0.0", "--port", "8080", "--db", "/data/sessions.sqlite"]

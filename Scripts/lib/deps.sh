@@ -53,3 +53,17 @@ ensure_swift() {
     echo "swift is not on PATH (expected the Swift 6 toolchain, e.g. in /opt/swift)" >&2
     return 1
 }
+
+# The virtual environment the tests' PyPI tools share (schemathesis, the Playwright example),
+# under .build/ and named after its first user. Makes it when missing or broken and installs each
+# pinned requirement given that is not there yet (pip answers that from the venv, offline).
+TEST_VENV="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/.build/schemathesis-venv"
+ensure_test_venv() {
+    if ! "$TEST_VENV/bin/python" -c 'import sys' >/dev/null 2>&1 || [ ! -x "$TEST_VENV/bin/pip" ]; then
+        ensure_test_tools
+        ensure_python_venv
+        rm -rf "$TEST_VENV"
+        python3 -m venv "$TEST_VENV"
+    fi
+    "$TEST_VENV/bin/pip" install -q --disable-pip-version-check "$@"
+}
