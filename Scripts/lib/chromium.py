@@ -1,5 +1,12 @@
 """Headless Chromium over --remote-debugging-pipe (the DevTools protocol on fds 3/4), with
-python3's standard library only. Used by Scripts/dashboard-test and Scripts/bridge-test.
+python3's standard library only. Used by Scripts/dashboard-test and Scripts/bridge-test, and
+from the command line for a screenshot of a page that keeps a stream open (the dashboard):
+
+    python3 Scripts/lib/chromium.py screenshot URL OUT.png [--size 1280x720] [--full-page] [--wait JS]
+
+It waits (up to 30 s) until the page is loaded and, where the page says so, settled
+(`<html data-settled="true">`, which the dashboard sets once the open session is all on the
+page), or until the JS expression given with --wait is true.
 
 Not `--dump-dom`/`--screenshot --virtual-time-budget`: virtual time stands still while any fetch
 is pending, and a page's event stream is a fetch that never ends, so a virtual-time budget never
@@ -69,3 +76,35 @@ class Chromium:
         except Exception: pass
         try: self.proc.wait(10)
         except subprocess.TimeoutExpired: os.killpg(self.proc.pid, signal.SIGKILL); self.proc.wait()
+
+
+def _screenshot(argv):
+    import argparse, base64, sys, tempfile
+    ap = argparse.ArgumentParser(prog="chromium.py screenshot", description="a PNG of URL once it has settled")
+    ap.add_argument("url"); ap.add_argument("out")
+    ap.add_argument("--size", default="1440x900", help="window WIDTHxHEIGHT (default 1440x900)")
+    ap.add_argument("--full-page", action="store_true", help="the whole page, not the window only")
+    ap.add_argument("--wait", default="document.readyState === 'complete' && (document.documentElement.dataset.settled ?? 'true') === 'true'",
+                    help="JS expression to wait for (default: loaded, and settled where the page says so)")
+    a = ap.parse_args(argv)
+    w, h = (int(n) for n in a.size.lower().split("x"))
+    verdicts = []
+    with tempfile.TemporaryDirectory() as tmp:
+        c = Chromium(tmp, lambda ok, name, detail="": verdicts.append((ok, detail)), size=(w, h))
+        try:
+            c.call("Page.navigate", {"url": a.url})
+            if not c.wait("settled", a.wait):
+                print(f"the page did not settle in 30 s: {verdicts[-1][1]}", file=sys.stderr); return 1
+            data = c.call("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": a.full_page})["data"]
+            with open(a.out, "wb") as f: f.write(base64.b64decode(data))
+        finally:
+            c.close()
+    print(a.out)
+    return 0
+
+
+if __name__ == "__main__":
+    import sys
+    if sys.argv[1:2] != ["screenshot"]:
+        sys.exit("usage: chromium.py screenshot URL OUT.png [--size WxH] [--full-page] [--wait JS]")
+    sys.exit(_screenshot(sys.argv[2:]))
