@@ -73,6 +73,26 @@ static inline struct MHD_Response *todaysim_response_streaming(MHD_ContentReader
     return MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16 * 1024, reader, cls, freed);
 }
 
+static inline ssize_t todaysim_read_nothing(void *cls, uint64_t position, char *buffer, size_t max)
+{
+    (void)cls; (void)position; (void)buffer; (void)max;
+    return MHD_CONTENT_READER_END_OF_STREAM;
+}
+
+/// The answer to `HEAD` of a stream: headers with no length and no chunked framing, then the
+/// connection closes. (A streamed response under HEAD would make libmicrohttpd 0.9.75 send the
+/// chunked body's last chunk after the headers, which a kept-alive client would read as the
+/// start of its next answer.)
+static inline struct MHD_Response *todaysim_response_stream_headers(void)
+{
+    struct MHD_Response *response = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 1024, todaysim_read_nothing, NULL, NULL);
+    if (response != NULL && MHD_set_response_options(response, MHD_RF_HTTP_1_0_COMPATIBLE_STRICT, MHD_RO_END) != MHD_YES) {
+        MHD_destroy_response(response);
+        return NULL;
+    }
+    return response;
+}
+
 /// Hands the free pages of every malloc arena back to the system (glibc's `malloc_trim`,
 /// which Swift's Glibc module does not show).
 static inline void todaysim_trim_heap(void)

@@ -9,15 +9,10 @@ import TodayHost
 ///   todaysim timeline ID [--follow] [--after SEQ] [--server URL]
 ///   todaysim report ID [--junit] [--server URL]
 ///
-/// The server is `--server`, else `$TODAYSIM_URL`, else http://127.0.0.1:8080. Exit codes:
-/// 0 done (and, for `report`, the Web side conforms), 1 the server said no (or the report
-/// found violations), 2 usage, 3 the server could not be reached.
+/// The server is `--server`, else `$TODAYSIM_URL`, else http://127.0.0.1:8080; `$TODAYSIM_TOKEN`
+/// goes with every request. Exit codes: 0 done (and, for `report`, the Web side conforms), 1 the
+/// server said no (or the report found violations), 2 usage, 3 the server could not be reached.
 enum ClientCommands {
-    static let usage = """
-        usage: todaysim timeline ID [--follow] [--after SEQ] [--server URL]
-               todaysim report ID [--junit] [--server URL]
-        """
-
     struct Options {
         var sessionId = ""
         var server = ProcessInfo.processInfo.environment["TODAYSIM_URL"] ?? "http://127.0.0.1:8080"
@@ -26,16 +21,23 @@ enum ClientCommands {
         var after = 0
     }
 
+    static let token = ProcessInfo.processInfo.environment["TODAYSIM_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
+
     static func parse(_ arguments: [String]) -> Options {
         var options = Options()
         var rest = arguments[...]
+        var serverSource = "TODAYSIM_URL"
         while let argument = rest.popFirst() {
             switch argument {
+            case "--help", "-h":
+                print(Usage.client)
+                exit(0)
             case "--follow": options.follow = true
             case "--junit": options.junit = true
             case "--server":
                 guard let value = rest.popFirst() else { CommandLineInterface.fail("--server needs a URL", usage: false) }
                 options.server = value
+                serverSource = "--server"
             case "--after":
                 guard let value = rest.popFirst().flatMap(Int.init), value >= 0 else {
                     CommandLineInterface.fail("--after needs a seq (a number >= 0)", usage: false)
@@ -43,14 +45,28 @@ enum ClientCommands {
                 options.after = value
             default:
                 guard options.sessionId.isEmpty, !argument.hasPrefix("-") else {
-                    CommandLineInterface.fail("unexpected argument \(argument)\n\(usage)", usage: false)
+                    CommandLineInterface.fail("unexpected argument \(argument)\n\(Usage.client)", usage: false)
                 }
                 options.sessionId = argument
             }
         }
-        guard !options.sessionId.isEmpty else { CommandLineInterface.fail("a session id is required\n\(usage)", usage: false) }
+        guard !options.sessionId.isEmpty else { CommandLineInterface.fail("a session id is required\n\(Usage.client)", usage: false) }
+        guard isServerURL(options.server) else {
+            CommandLineInterface.fail("\(serverSource) \(options.server) is not a valid server URL: want http:// or https:// and a host, e.g. http://127.0.0.1:8080", usage: false)
+        }
         options.server = String(options.server.reversed().drop(while: { $0 == "/" }).reversed())
+        // An id is one path segment whatever it holds (one the server never made is its 404).
+        options.sessionId = options.sessionId.addingPercentEncoding(withAllowedCharacters: pathSegmentCharacters) ?? options.sessionId
         return options
+    }
+
+    private static let pathSegmentCharacters = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")
+
+    /// A URL a request can go to: http or https, a host, nothing after the path.
+    static func isServerURL(_ text: String) -> Bool {
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
+              let host = url.host, !host.isEmpty else { return false }
+        return url.query == nil && url.fragment == nil
     }
 
     /// One line per entry, as it arrives with `--follow` (long polls of 25 s).
@@ -60,7 +76,7 @@ enum ClientCommands {
         while true {
             let wait = options.follow ? "&waitMs=25000" : ""
             let (status, body) = get("\(options.server)/v1/sessions/\(options.sessionId)/timeline?after=\(after)&limit=1000\(wait)")
-            guard status == 200, case let .array(entries)? = body["entries"] else { return refused(status, body) }
+            guard status == 200, case let .array(entries)? = body["entries"] else { return refused(status, body, server: options.server) }
             // Written straight to the descriptor: a follower sees each line as it comes.
             for entry in entries { FileHandle.standardOutput.write(Data((line(for: entry) + "\n").utf8)) }
             after = Int(body["next"]?.int64Value ?? Int64(after))
@@ -76,7 +92,7 @@ enum ClientCommands {
         let options = parse(arguments)
         let url = "\(options.server)/v1/sessions/\(options.sessionId)/report" + (options.junit ? "?format=junit" : "")
         let (status, body, raw) = fetch(url)
-        guard status == 200 else { return refused(status, body) }
+        guard status == 200 else { return refused(status, body, server: options.server) }
         if options.junit {
             print(String(decoding: raw, as: UTF8.self), terminator: "")
             return (String(decoding: raw, as: UTF8.self).contains("<failure")) ? 1 : 0
@@ -119,9 +135,9 @@ enum ClientCommands {
         return padded + type + requestId + (detail.isEmpty ? "" : "  " + detail)
     }
 
-    static func refused(_ status: Int, _ body: JSON) -> Int32 {
+    static func refused(_ status: Int, _ body: JSON, server: String) -> Int32 {
         if status == 0 {
-            FileHandle.standardError.write(Data("todaysim: cannot reach the server\n".utf8))
+            FileHandle.standardError.write(Data("todaysim: cannot reach the server at \(server) (is it running? Scripts/run or todaysim serve starts one)\n".utf8))
             return 3
         }
         FileHandle.standardError.write(Data("todaysim: \(status) \(body["code"]?.stringValue ?? ""): \(body["detail"]?.stringValue ?? "")\n".utf8))
@@ -138,6 +154,7 @@ enum ClientCommands {
         guard let target = URL(string: url) else { return (0, .null, []) }
         var request = URLRequest(url: target)
         request.timeoutInterval = 60
+        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
         let done = DispatchSemaphore(value: 0)
         let result = FetchResult()
         URLSession.shared.dataTask(with: request) { data, response, _ in

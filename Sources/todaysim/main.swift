@@ -3,28 +3,8 @@ import TodayHost
 import TodayServer
 import TodayStore
 
-/// `todaysim serve [--host H] [--port P] [--db PATH]`, `--help`, `--version`.
+/// `todaysim serve [--host H] [--port P] [--db PATH]`, `--help`, `--version` (see `Usage`).
 enum CommandLineInterface {
-    static let usage = """
-        usage: todaysim serve [--host 127.0.0.1] [--port 8080] [--db PATH] [--synchronous normal|full]
-                              [--retention-seconds S] [--heartbeat-seconds S] [--threads N] [--quiet]
-                              [--connection-timeout-seconds 30]  (silence allowed, and the time a
-                              whole request may take to arrive)
-                              [--max-connections 4000]  (open connections served at once; a
-                              request on one past it is answered 503 and closed)
-                              [--token T] [--token-file PATH] | [--no-auth]
-                              (a token is required to serve beyond loopback; a token file holds
-                              `TOKEN LABEL` lines: each token sees only its label's sessions)
-                              [--allow-origin ORIGIN ...]  (pages of these origins may call the API:
-                              CORS for the browser bridge /bridge.js; none by default)
-               todaysim timeline ID [--follow] [--after SEQ] [--server URL]
-               todaysim report ID [--junit] [--server URL]
-               todaysim --help | --version
-
-        Serves the todaysim HTTP API. The database defaults to .todaysim/sessions.sqlite
-        (created with its folder); --db :memory: keeps everything in memory for one run.
-        """
-
     struct ServeOptions {
         var host = "127.0.0.1"
         var port = 8080
@@ -48,7 +28,7 @@ enum CommandLineInterface {
         }
         switch command {
         case "--help", "-h", "help":
-            print(usage)
+            print(Usage.full)
             return 0
         case "--version":
             print("todaysim \(TodayHostVersion.string)")
@@ -77,7 +57,7 @@ enum CommandLineInterface {
                 continue
             }
             if flag == "--help" || flag == "-h" {
-                print(usage)
+                print(Usage.full)
                 exit(0)
             }
             guard ["--host", "--port", "--db", "--threads", "--synchronous", "--heartbeat-seconds", "--retention-seconds", "--token", "--token-file", "--connection-timeout-seconds", "--allow-origin", "--max-connections"].contains(flag) else { fail("unknown flag \(flag)", usage: true) }
@@ -246,7 +226,7 @@ enum CommandLineInterface {
 
     static func fail(_ message: String, usage showUsage: Bool) -> Never {
         FileHandle.standardError.write(Data("todaysim: \(message)\n".utf8))
-        if showUsage { FileHandle.standardError.write(Data((usage + "\n").utf8)) }
+        if showUsage { FileHandle.standardError.write(Data((Usage.synopsis + "\n(todaysim --help says more)\n").utf8)) }
         exit(2)
     }
 }

@@ -20,11 +20,15 @@ import TodayStore
         var stdout: String
     }
 
+    /// `environment`: variables set (or, as `nil`, removed) for this run.
     func run(_ arguments: [String], until marker: String? = nil, thenSignal signal: Int32? = nil,
-             executable: URL = CLITests.binary) throws -> Run {
+             executable: URL = CLITests.binary, environment: [String: String?] = [:]) throws -> Run {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        var variables = ProcessInfo.processInfo.environment
+        for (name, value) in environment { variables[name] = value }
+        process.environment = variables
         let errors = Pipe()
         let output = Pipe()
         process.standardError = errors

@@ -24,7 +24,7 @@ import TodayHost
             "Origin": Self.page, "Access-Control-Request-Method": "POST",
         ])
         #expect(preflight.status == 204)
-        #expect(preflight.header("Allow") == "POST, GET, DELETE, OPTIONS")
+        #expect(preflight.header("Allow") == "POST, GET, HEAD, DELETE, OPTIONS")
         #expect(preflight.header("Access-Control-Allow-Origin") == nil)
     }
 

@@ -61,8 +61,9 @@ import TodayHost
             ("commands", #"{"type":"todayPage.explode"}"#, 400, "unknown_input", nil),
             ("clock", #"{"advanceMs":-1}"#, 400, "invalid_field", "advanceMs"),
             ("clock", #"{"toMs":-5}"#, 400, "invalid_field", "toMs"),
-            ("clock", #"{"advanceMs":10,"toMs":20}"#, 400, "invalid_field", "advanceMs"),
-            ("clock", #"{}"#, 400, "invalid_field", "advanceMs"),
+            ("clock", #"{"advanceMs":10,"toMs":20}"#, 400, "invalid_field", "toMs"),
+            ("clock", #"{}"#, 400, "invalid_field", "body"),
+            ("clock", #"{"advance":10}"#, 400, "invalid_field", "body"),
             ("clock", #"{"toNextTimer":false}"#, 400, "invalid_field", "toNextTimer"),
             ("clock", #"{"advanceMs":"5"}"#, 400, "invalid_field", "advanceMs"),
             ("clock", #"{"advanceMs":9000000000000001}"#, 400, "invalid_field", "advanceMs"),
@@ -71,6 +72,9 @@ import TodayHost
         for (endpoint, body, status, code, field) in cases {
             expectProblem(try await client.post("/v1/sessions/s1/\(endpoint)", raw: body), status, code, field: field)
         }
+        // A clock body without a move names the four moves, not one the caller never sent.
+        #expect(try await client.post("/v1/sessions/s1/clock", raw: "{}")["detail"]
+            == "body: give exactly one of advanceMs, toMs, toNextTimer, runUntilIdle; none was given")
         let after = try await client.get("/v1/sessions/s1")
         #expect(after.json == before.json)
         #expect(try await client.timeline("s1") == timelineBefore)
@@ -88,9 +92,9 @@ import TodayHost
         expectProblem(try await client.get("/v2/everything"), 404, "not_found")
         let wrongMethod = try await client.send("PUT", "/v1/sessions")
         expectProblem(wrongMethod, 405, "method_not_allowed")
-        #expect(wrongMethod.header("Allow") == "POST, GET, DELETE")
+        #expect(wrongMethod.header("Allow") == "POST, GET, HEAD, DELETE")
         let patch = try await client.send("PATCH", "/v1/sessions/s1")
-        #expect(patch.header("Allow") == "GET, DELETE")
+        #expect(patch.header("Allow") == "GET, HEAD, DELETE")
     }
 
     @Test func queryParameterErrors() async throws {

@@ -50,11 +50,12 @@ final class RawConnection {
     }
 
     /// The next answer on this connection, or `nil` when the connection ends (or nothing
-    /// complete arrives) within `timeout`.
-    func readAnswer(timeout: TimeInterval = 15) -> Answer? {
+    /// complete arrives) within `timeout`. `toHead`: the answer to a HEAD, which ends with its
+    /// headers whatever its `Content-Length` says.
+    func readAnswer(timeout: TimeInterval = 15, toHead: Bool = false) -> Answer? {
         let deadline = Date(timeIntervalSinceNow: timeout)
         while true {
-            if let answer = takeAnswer() { return answer }
+            if let answer = takeAnswer(toHead: toHead) { return answer }
             guard receive(until: deadline) else { return nil }
         }
     }
@@ -81,7 +82,7 @@ final class RawConnection {
     }
 
     /// One complete answer from the front of the buffer (bodies with a Content-Length only).
-    private func takeAnswer() -> Answer? {
+    private func takeAnswer(toHead: Bool) -> Answer? {
         let separator: [UInt8] = Array("\r\n\r\n".utf8)
         guard let end = buffer.indices.dropLast(3).first(where: { Array(buffer[$0..<$0 + 4]) == separator }) else { return nil }
         let lines = String(decoding: buffer[..<end], as: UTF8.self).components(separatedBy: "\r\n")
@@ -93,8 +94,8 @@ final class RawConnection {
             headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
         }
         let bodyStart = end + 4
-        let length = Int(headers["content-length"] ?? "0") ?? 0
-        guard headers["transfer-encoding"] == nil, buffer.count >= bodyStart + length else { return nil }
+        let length = toHead ? 0 : Int(headers["content-length"] ?? "0") ?? 0
+        guard toHead || headers["transfer-encoding"] == nil, buffer.count >= bodyStart + length else { return nil }
         let body = Array(buffer[bodyStart..<bodyStart + length])
         buffer.removeFirst(bodyStart + length)
         return Answer(status: status, headers: headers, body: body)

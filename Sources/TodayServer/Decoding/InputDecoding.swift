@@ -107,11 +107,12 @@ enum InputDecoding {
     /// `POST …/clock`: exactly one of `advanceMs`, `toMs`, `toNextTimer`, `runUntilIdle` (C2).
     static func clock(_ body: [UInt8]) throws(APIError) -> Input {
         let fields = try BodyFields.object(from: body)
-        let keys = ["advanceMs", "toMs", "toNextTimer", "runUntilIdle"].filter { fields.present($0) != nil }
-        guard keys.count == 1, let key = keys.first else {
-            throw .invalidField(keys.first ?? "advanceMs",
-                                "give exactly one of advanceMs, toMs, toNextTimer, runUntilIdle (got \(keys.count))")
-        }
+        let moves = ["advanceMs", "toMs", "toNextTimer", "runUntilIdle"]
+        let keys = moves.filter { fields.present($0) != nil }
+        let oneOf = "give exactly one of \(moves.joined(separator: ", "))"
+        // No move at all is the body's fault, not that of a field the caller never sent.
+        guard let key = keys.first else { throw .invalidField("body", "\(oneOf); none was given") }
+        guard keys.count == 1 else { throw .invalidField(keys[1], "cannot go with \(key): \(oneOf)") }
         switch key {
         case "advanceMs":
             let delta = try fields.integer(key)!

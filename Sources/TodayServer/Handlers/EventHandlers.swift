@@ -17,9 +17,7 @@ struct EventHandlers: Sendable {
                                                 problem: "must be a seq this stream sent") {
             after = seq
         }
-        var response = HTTPResponse(status: 200, headers: Self.headers)
-        response.stream = streams.follow(session: id, after: after)
-        return response
+        return Self.streaming(request) { streams.follow(session: id, after: after) }
     }
 
     /// `GET /v1/events?uid=`: every session of one account, from now on (`id:` is `session/seq`).
@@ -33,8 +31,20 @@ struct EventHandlers: Sendable {
             current += page.sessions.map { ($0.id, $0.session.lastSeq) }
             cursor = page.next
         } while cursor != nil
-        var response = HTTPResponse(status: 200, headers: Self.headers)
-        response.stream = streams.follow(uid: uid, label: request.scope.label, currentSessions: current)
+        return Self.streaming(request) { streams.follow(uid: uid, label: request.scope.label, currentSessions: current) }
+    }
+
+    /// The stream `follow` opens; for `HEAD`, a stream that ends at once: the same status and
+    /// headers, no body, and nothing left waiting for entries that a HEAD would never read.
+    private static func streaming(_ request: HTTPRequest, _ follow: () -> EventStream) -> HTTPResponse {
+        var response = HTTPResponse(status: 200, headers: headers)
+        if request.method == "HEAD" {
+            let ended = EventStream()
+            ended.close()
+            response.stream = ended
+        } else {
+            response.stream = follow()
+        }
         return response
     }
 }

@@ -94,7 +94,8 @@ struct SessionHandlers: Sendable {
         let after = try query.afterSeq()
         let limit = try query.limit()
         let waitMs = try query.waitMs()
-        let deadline = Date(timeIntervalSinceNow: Double(waitMs) / 1000)
+        // HEAD answers the page as it is now: a health check must not wait on a long poll.
+        let deadline = Date(timeIntervalSinceNow: request.method == "HEAD" ? 0 : Double(waitMs) / 1000)
         return try timelinePage(ifNoneMatch: request.header("If-None-Match"), id: path["id"], after: after, limit: limit,
                                 kind: kind, until: deadline)
     }

@@ -25,13 +25,17 @@ public struct Router: Sendable {
         case notFound
     }
 
+    /// `HEAD` finds the `GET` route of its path (RFC 9110 §9.3.2: health checkers use it);
+    /// the server sends that answer's status and headers without its body.
     public func match(method: String, path: String) -> Match {
         let parts = path.split(separator: "/", omittingEmptySubsequences: true)
         var allowed: [String] = []
         for route in routes {
             guard let parameters = Self.bind(route.segments, to: parts) else { continue }
-            if route.method == method { return .found(route, parameters) }
-            if !allowed.contains(route.method) { allowed.append(route.method) }
+            if route.method == method || (method == "HEAD" && route.method == "GET") { return .found(route, parameters) }
+            for served in route.method == "GET" ? ["GET", "HEAD"] : [route.method] where !allowed.contains(served) {
+                allowed.append(served)
+            }
         }
         return allowed.isEmpty ? .notFound : .methodNotAllowed(allowed: allowed)
     }

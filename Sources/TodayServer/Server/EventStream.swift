@@ -146,6 +146,9 @@ public final class EventStream: @unchecked Sendable {
     }
 
     func attachConnection(_ connection: OpaquePointer) { attach(connection) }
+
+    /// Never sent (the answer to a HEAD): gone at once, as if its client had left.
+    func abandon() { released() }
 }
 
 private let streamReader: MHD_ContentReaderCallback = { context, _, buffer, max in

@@ -217,7 +217,11 @@ public final class HTTPServer: @unchecked Sendable {
                        exchange: Exchange) -> MHD_Result {
         deadlines.answering(connection)
         let handle: OpaquePointer?
-        if let stream = response.stream {
+        if let stream = response.stream, method == "HEAD" {
+            // HEAD of a stream: its headers, and no one left waiting to push into it.
+            stream.abandon()
+            handle = todaysim_response_stream_headers()
+        } else if let stream = response.stream {
             stream.attachConnection(connection)
             handle = stream.makeResponse()
         } else {

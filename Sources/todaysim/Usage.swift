@@ -1,0 +1,77 @@
+/// What `todaysim --help` and `todaysim COMMAND --help` print. The README's usage block is this
+/// text exactly (`CLITests` compares them), so both change together.
+enum Usage {
+    /// The command lines, under `usage: `.
+    static let synopsis = """
+        usage: todaysim serve [--host 127.0.0.1] [--port 8080] [--db PATH] [--synchronous normal|full]
+                              [--retention-seconds S] [--heartbeat-seconds S] [--threads N] [--quiet]
+                              [--connection-timeout-seconds 30]  (silence allowed, and the time a
+                              whole request may take to arrive)
+                              [--max-connections 4000]  (open connections served at once; a
+                              request on one past it is answered 503 and closed)
+                              [--token T] [--token-file PATH] | [--no-auth]
+                              (a token is required to serve beyond loopback; a token file holds
+                              `TOKEN LABEL` lines: each token sees only its label's sessions)
+                              [--allow-origin ORIGIN]...  (repeatable: pages of these origins may
+                              call the API, CORS for the browser bridge /bridge.js; * for any;
+                              none by default)
+        \(clientLines.map { "       " + $0 }.joined(separator: "\n"))
+               todaysim --help | --version | COMMAND --help
+        """
+
+    /// `--help` and `serve --help`.
+    static let full = """
+        \(synopsis)
+
+        serve: the todaysim HTTP API. The database defaults to .todaysim/sessions.sqlite (created
+        with its folder); --db :memory: keeps everything in memory for one run.
+        \(clientAbout)
+
+        environment:
+          TODAYSIM_TOKEN       serve: the token when --token is not given
+                               timeline, report: sent as `Authorization: Bearer <token>`
+          TODAYSIM_TOKEN_FILE  serve: the token file when --token-file is not given
+        \(urlVariable)
+
+        exit codes:
+          serve             0 stopped by SIGINT or SIGTERM; 2 a bad flag, or it cannot start (port
+                            in use, database unusable or served by another todaysim, token file)
+        \(clientExitCodes)
+        """
+
+    /// `timeline --help` and `report --help`.
+    static let client = """
+        usage: \(clientLines.joined(separator: "\n       "))
+
+        \(clientAbout)
+
+        environment:
+          TODAYSIM_TOKEN       sent as `Authorization: Bearer <token>`
+        \(urlVariable)
+
+        exit codes:
+        \(clientExitCodes)
+        """
+
+    private static let clientLines = [
+        "todaysim timeline ID [--follow] [--after SEQ] [--server URL]",
+        "todaysim report ID [--junit] [--server URL]",
+    ]
+
+    private static let clientAbout = """
+        timeline: prints a session's timeline, one line per entry (--follow: then each new one as it
+        comes, until the session is closed). report: prints the session's contract verdict (--junit:
+        the JUnit XML form).
+        """
+
+    private static let urlVariable = """
+          TODAYSIM_URL         timeline, report: the server when --server is not given
+                               (default http://127.0.0.1:8080)
+        """
+
+    private static let clientExitCodes = """
+          timeline, report  0 done (report: the session conforms); 1 the server answered an error,
+                            or the report lists violations; 2 usage (a bad flag or server URL);
+                            3 the server cannot be reached
+        """
+}
