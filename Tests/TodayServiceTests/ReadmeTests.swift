@@ -39,7 +39,7 @@ import Testing
         for target in testTargets { #expect(table.contains("`Tests/\(target)`"), "the layout table does not name test target \(target)") }
     }
 
-    /// Run from a clone, an example's `> file` must not leave files in it: output goes to
+    /// Run from a clone, an example's `> file` or `curl -o file` must not leave files in it: output goes to
     /// /dev/null or a temporary folder.
     @Test func shellExamplesRedirectOnlyOutsideTheClone() throws {
         let blocks = try Self.readme().components(separatedBy: "```").enumerated()
@@ -51,6 +51,8 @@ import Testing
             let code = block.replacing(#/'[^']*'/#, with: "").split(separator: "\n")
                 .filter { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("#") }.joined(separator: "\n")
             targets += code.matches(of: #/(?:^|[^0-9&<>])>>?\s*("[^"]*"|[^\s;|&)]+)/#).map { String($0.1) }
+            // curl's `-o FILE` writes a file too.
+            targets += code.matches(of: #/(?:^|\s)-o\s+("[^"]*"|[^\s;|&)]+)/#).map { String($0.1) }
         }
         #expect(targets.contains(#""${TMPDIR:-/tmp}/todaysim-report.xml""#), "\(targets)")
         for target in targets {
