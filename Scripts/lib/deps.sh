@@ -35,6 +35,18 @@ ensure_python_venv() {
     install_packages python3-venv
 }
 
+# The Python virtual environment of the checks against the OpenAPI document (Scripts/schemathesis,
+# Scripts/python-client), made once under .build/ with schemathesis in it; sets TEST_VENV.
+ensure_test_venv() {
+    TEST_VENV=.build/schemathesis-venv
+    [ -x "$TEST_VENV/bin/schemathesis" ] && return 0
+    ensure_test_tools
+    ensure_python_venv
+    rm -rf "$TEST_VENV"
+    python3 -m venv "$TEST_VENV"
+    "$TEST_VENV/bin/pip" install -q 'schemathesis==4.32.5'
+}
+
 install_packages() {
     [ "$#" -eq 0 ] && return 0
     echo "installing missing packages: $*" >&2
