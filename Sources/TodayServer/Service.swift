@@ -89,6 +89,7 @@ public final class TodayService: Sendable {
         router.add("GET", "/v1/sessions/{id}/export", reads.offWorker("/v1/sessions/{id}/export", scripts.export, log: log))
         router.add("POST", "/v1/sessions/{id}/fork", reads.offWorker("/v1/sessions/{id}/fork", scripts.fork, log: log))
         router.add("GET", "/v1/sessions/{id}/report", reads.offWorker("/v1/sessions/{id}/report", reports.report, log: log))
+        router.add("GET", "/v1/sessions/{id}/report/junit", reads.offWorker("/v1/sessions/{id}/report/junit", reports.junit, log: log))
         router.add("GET", "/v1/violations", reads.offWorker("/v1/violations", reports.violations, log: log))
         self.router = router
     }

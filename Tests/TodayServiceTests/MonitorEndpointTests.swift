@@ -175,6 +175,24 @@ import TodayHost
         #expect(failures.first?.text == detail, "the detail survives escaping")
     }
 
+    /// Issue 13, item 5: the JUnit form under an operation of its own, for generated clients.
+    @Test func junitRouteAnswersWhatFormatJunitAnswers() async throws {
+        let server = try TestServer()
+        let client = Client(server: server)
+        try await client.create(["uid": "u1", "id": "bad"])
+        try await misbehave(client, "bad")
+        let viaQuery = try await client.get("/v1/sessions/bad/report?format=junit")
+        let viaRoute = try await client.get("/v1/sessions/bad/report/junit")
+        #expect(viaRoute.status == 200)
+        #expect(viaRoute.header("Content-Type") == viaQuery.header("Content-Type"))
+        #expect(viaRoute.header("Content-Type")?.hasPrefix("application/xml") == true, "\(viaRoute.headers)")
+        #expect(viaRoute.bytes == viaQuery.bytes)
+        #expect(try parseXML(viaRoute.bytes).attributes["failures"] != "0")
+        expectProblem(try await client.get("/v1/sessions/nobody/report/junit"), 404, "session_not_found")
+        let post = try await client.post("/v1/sessions/bad/report/junit", [:])
+        expectProblem(post, 405, "method_not_allowed")
+    }
+
     @Test func reportFormatAndSessionErrors() async throws {
         let server = try TestServer()
         let client = Client(server: server)

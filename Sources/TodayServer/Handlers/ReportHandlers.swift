@@ -7,16 +7,29 @@ struct ReportHandlers: Sendable {
 
     /// `GET …/report`, or JUnit XML with `?format=junit`.
     func report(_ request: HTTPRequest, _ path: PathParameters) throws(APIError) -> HTTPResponse {
-        let report: SessionReport
+        let report = try self.report(path)
+        let format = try QueryParameters(request: request).oneOf("format", ["json", "junit"]) ?? "json"
+        return format == "junit" ? Self.junit(report) : .json(report.json)
+    }
+
+    /// `GET …/report/junit`: the same XML as `?format=junit`, under an operation of its own,
+    /// because a client generated from the OpenAPI document decodes one operation's `200` one
+    /// way (JSON for `…/report`).
+    func junit(_: HTTPRequest, _ path: PathParameters) throws(APIError) -> HTTPResponse {
+        Self.junit(try report(path))
+    }
+
+    private func report(_ path: PathParameters) throws(APIError) -> SessionReport {
         do throws(StoreError) {
-            report = try store.report(path["id"])
+            return try store.report(path["id"])
         } catch {
             throw APIError(error)
         }
-        let format = try QueryParameters(request: request).oneOf("format", ["json", "junit"]) ?? "json"
-        guard format == "junit" else { return .json(report.json) }
-        return HTTPResponse(status: 200, headers: [("Content-Type", "application/xml; charset=utf-8")],
-                            body: Array(report.junit.utf8))
+    }
+
+    private static func junit(_ report: SessionReport) -> HTTPResponse {
+        HTTPResponse(status: 200, headers: [("Content-Type", "application/xml; charset=utf-8")],
+                     body: Array(report.junit.utf8))
     }
 
     /// `GET /v1/violations?uid=&code=&after=&limit=`.
