@@ -133,4 +133,24 @@ expect_eq "$S: second termination, budget spent: spinner ends cancelled, header 
     "$(j "$R" "[.session.document.state] + $ui")" '["terminated","idle","cancelled","hidden"]'
 no_timers "$S"
 
+# --- teardown, then delete ---------------------------------------------------------------
+S=$(sid checklist-9-teardown)
+both_up "$S" pull-9t lw-9t
+R=$(gesture "$S" '{"type":"pull","requestId":"pull-9t2"}')
+expect_eq "$S: a second pull within 10 s hard-reloads with its id (H10)" \
+    "$(j "$R" '[.session.document.cause, .session.document.requestId]')" '["manualRepeat","pull-9t2"]'
+R=$(lifecycle "$S" '{"type":"teardown"}')
+expect_eq "$S: teardown ends the spinner cancelled, clears the header and closes (H20, H11, H14)" \
+    "$(j "$R" "[.session.status] + $ui")" '["closed","idle","cancelled","hidden"]'
+no_timers "$S"
+R=$(get "/v1/sessions/$S/report")
+expect_eq "$S: every request is settled, the reload's own id included (H20)" \
+    "$(j "$R" '[.requests[] | [.requestId, .outcome]]')" '[["pull-9t","cancelled"],["lw-9t","cancelled"],["pull-9t2","cancelled"]]'
+R=$(post "/v1/sessions/$S/lifecycle" '{"type":"teardown"}' 409)
+expect_eq "$S: a second teardown is refused, the session stays readable" "$(j "$R" .code)" "session_closed"
+R=$(api DELETE "/v1/sessions/$S" "" 204)
+R=$(get "/v1/sessions/$S" 404)
+expect_eq "$S: DELETE removed the session: every route is 404" "$(j "$R" .code)" "session_not_found"
+R=$(api DELETE "/v1/sessions/$S" "" 404)
+
 scenario_end
