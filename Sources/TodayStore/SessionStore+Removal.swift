@@ -16,18 +16,12 @@ extension SessionStore {
     /// transaction, until none is left.
     func reclaimRemovedSessions() throws(StoreError) {
         // Looked up without a write transaction: with nothing to remove, no commit is made.
-        while let ord = try readingWriter({ () throws(SQLiteError) in try statements.nextRemoving.rows { $0.int64(0) }.first }) {
-            try writing { () throws(StoreError) in
-                let chunk: [SQLiteValue] = [.integer(ord), .integer(chunkRows)]
-                var removed = 0
-                for statement in [statements.reclaimTimeline, statements.reclaimViolations, statements.reclaimRequests] {
-                    try run(statement, chunk)
-                    removed += database.changes
-                }
-                if removed == 0 { try run(statements.purgeSession, [.integer(ord)]) }
+        while let ord = try storage.nextRemoving() {
+            try writing { transaction throws(StoreError) in
+                _ = try transaction.reclaim(ord: ord, rows: chunkRows)
                 return ((), nil)
             }
-            writerTurns.yield()
+            storage.yieldToWriters()
         }
     }
 
@@ -37,56 +31,44 @@ extension SessionStore {
     /// `seq` when the fork began), and revealed under its id at the end.
     public func fork(_ id: String, as newId: String?) throws(StoreError) -> StoredSession {
         let forkId = newId ?? UUID().uuidString.lowercased()
-        let (source, copy) = try writing { () throws(StoreError) -> ((StoredSession, StoredSession), StoredSession?) in
-            let source = try current(id)
-            guard try statements.sessionRow(id: forkId) == nil else { throw StoreError.sessionExists(forkId) }
+        let (source, copy) = try writing { transaction throws(StoreError) -> ((StoredSession, StoredSession), StoredSession?) in
+            let source = try current(id, transaction)
+            guard try transaction.session(id: forkId) == nil else { throw StoreError.sessionExists(forkId) }
             let session: HostSession
             do throws(InputError) { session = try source.session.forked(as: forkId) } catch { throw .input(error) }
-            try run(statements.insertSession, [
-                .text("forking/" + UUID().uuidString.lowercased()), .text(""), .null, .integer(2),
-                .text(session.config.clock.rawValue), .integer(source.wallOriginMs), .null,
-                .integer(session.version), .blob(session.stateBytes), .null, .integer(unixNow()),
-            ])
-            let copy = StoredSession(session: session, wallOriginMs: source.wallOriginMs, ord: try statements.lastOrd())
+            let ord = try transaction.insertSession(NewSessionRow(
+                id: "forking/" + UUID().uuidString.lowercased(), session: session, wallOriginMs: source.wallOriginMs,
+                ttlMs: nil, nowMs: unixNow(), hidden: true))
+            let copy = StoredSession(session: session, wallOriginMs: source.wallOriginMs, ord: ord)
             // The ledger changes with every input, so it is copied as it stands now, with the state.
-            try run(statements.copyRequests, [.integer(copy.ord), .integer(source.ord)])
+            try transaction.copyRecords(to: copy.ord, from: source.ord)
             return ((source, copy), nil)
         }
         do throws(StoreError) {
             let last = source.session.lastSeq
             // Each transaction first makes sure the source is still there: a fork of a session
             // removed meanwhile must not appear after its removal.
-            let sourceStored = { () throws(StoreError) in
-                let status = try self.reading { () throws(SQLiteError) in
-                    try self.statements.sessionStatus.rows([.integer(source.ord)]) { $0.int64(0) }.first
-                }
-                guard let status, status < 2 else { throw StoreError.sessionNotFound(id) }
+            let sourceStored = { (transaction: any StorageTransaction) throws(StoreError) in
+                guard let status = try transaction.status(ord: source.ord), status < 2 else { throw StoreError.sessionNotFound(id) }
             }
             for start in stride(from: 0, to: last, by: chunkRows) {
-                try writing { () throws(StoreError) in
-                    try sourceStored()
-                    let range: [SQLiteValue] = [.integer(copy.ord), .integer(source.ord), .integer(start),
-                                                .integer(min(start + chunkRows, last))]
-                    try run(statements.copyTimelineRange, range)
-                    try run(statements.copyViolationsRange, range)
+                try writing { transaction throws(StoreError) in
+                    try sourceStored(transaction)
+                    try transaction.copyEntries(to: copy.ord, from: source.ord, after: start, upTo: min(start + chunkRows, last))
                     return ((), nil)
                 }
-                writerTurns.yield()
+                storage.yieldToWriters()
             }
-            try writing { () throws(StoreError) in
-                try sourceStored()
-                guard try statements.sessionRow(id: forkId) == nil else { throw StoreError.sessionExists(forkId) }
-                let session = copy.session
-                try run(statements.revealSession, [
-                    .text(forkId), .text(session.uid), .text(session.config.label), .integer(session.isClosed ? 1 : 0),
-                    nextDue(session), .integer(copy.ord), .integer(unixNow()),
-                ])
+            try writing { transaction throws(StoreError) in
+                try sourceStored(transaction)
+                guard try transaction.session(id: forkId) == nil else { throw StoreError.sessionExists(forkId) }
+                try transaction.reveal(ord: copy.ord, id: forkId, copy.session, nowMs: unixNow())
                 return ((), copy)
             }
         } catch {
             // Left hidden: the reclaimer removes it.
-            try? writing { () throws(StoreError) in
-                try run(statements.hideSession, [.integer(copy.ord)])
+            try? writing { transaction throws(StoreError) in
+                try transaction.hide(ord: copy.ord)
                 return ((), nil)
             }
             reclaimer?.poke()

@@ -1,37 +1,23 @@
 import Foundation
 import TodayHost
 
-/// Sessions, their timelines and request ledgers in one SQLite database. Every accepted input
-/// is one transaction that applies the input to the session and writes the new state with all
-/// of its timeline entries and ledger records; it commits before the answer is made. One
-/// writer lock serializes the write connection, and so every input to a session. Reads of
-/// timelines and lists use a second connection (WAL lets it read beside the writer); views
-/// come from a cache of committed sessions.
+/// Sessions, their timelines and request ledgers, over a `SessionStorage` (SQLite or
+/// PostgreSQL). Every accepted input is one transaction that applies the input to the session
+/// and writes the new state with all of its timeline entries and ledger records; it commits
+/// before the answer is made. Concurrent inputs share transactions (`GroupCommit`); views come
+/// from a cache of committed sessions.
 public final class SessionStore: @unchecked Sendable {
-    private let writeLock = NSLock()
-    // Guarded by `writeLock`.
-    let database: Database
-    let statements: StoreStatements
-    private let readLock = NSLock()
-    // Guarded by `readLock`; `nil` for `:memory:` (a second connection would see another database).
-    private let readStatements: StoreStatements?
+    let storage: any SessionStorage
     let cache: SessionCache
     private var groupCommit: GroupCommit!
-    private let checkpointer: WALCheckpointer?
     /// Deletes the rows of removed sessions in small transactions (`SessionStore+Removal`).
     private(set) var reclaimer: BackgroundLoop?
     /// What the store counts for `/metrics`.
     public let metrics = Metrics()
     /// Whether the storage takes writes, for `/readyz`.
-    public let health: StorageHealth
-    private let path: String
-    private let fileLock: DatabaseLock?
+    public var health: StorageHealth { storage.health }
     /// Rows one reclaiming or copying transaction moves (`SessionStore+Removal`).
     let chunkRows: Int
-    /// The group-commit writer's turns at `writeLock` between a long job's chunks.
-    let writerTurns = WriterTurns()
-    // Guarded by `writeLock`: set by `close()`.
-    private var closed = false
     private let observersLock = NSLock()
     // Guarded by `observersLock`.
     private var observers: [@Sendable ([String]) -> Void] = []
@@ -64,11 +50,8 @@ public final class SessionStore: @unchecked Sendable {
 
     /// Sessions by status, for `/metrics`.
     public func sessionCounts() throws(StoreError) -> (active: Int, closed: Int) {
-        let rows = try readingRows { statements throws(SQLiteError) in
-            try statements.sessionsByStatus.rows { ($0.int(0), $0.int(1)) }
-        }
         var counts = (active: 0, closed: 0)
-        for (closed, count) in rows {
+        for (closed, count) in try storage.sessionCounts() {
             if closed == 0 { counts.active = count } else { counts.closed = count }
         }
         return counts
@@ -82,61 +65,26 @@ public final class SessionStore: @unchecked Sendable {
         for observer in current { observer(ids) }
     }
 
-    /// Tests: how many of the next commits fail as on a full disk (guarded by `writeLock`).
-    var failingCommitsForTesting = 0
     let unixNow: @Sendable () -> Millis
 
     public static let systemUnixNow: @Sendable () -> Millis = {
         Millis((Date().timeIntervalSince1970 * 1000).rounded(.down))
     }
 
-    /// Opens (creating and migrating) the database at `path`, or `:memory:`. Refuses, before
-    /// SQLite touches it, a file another todaysim serves or another program's file; refuses a
-    /// read-only or damaged one.
+    /// Opens (creating and migrating) the SQLite database at `path`, or `:memory:`
+    /// (`SQLiteStorage`: one server per file, refused when damaged or another program's).
     /// `chunkRows`: rows per transaction when removing or forking a session (tests make it small).
-    public init(path: String, durability: Durability = .normal, cacheCapacity: Int = 4096,
-                chunkRows: Int = SessionStore.defaultChunkRows,
-                unixNow: @escaping @Sendable () -> Millis = SessionStore.systemUnixNow) throws(StoreError) {
-        self.path = path
+    public convenience init(path: String, durability: Durability = .normal, cacheCapacity: Int = 4096,
+                            chunkRows: Int = SessionStore.defaultChunkRows,
+                            unixNow: @escaping @Sendable () -> Millis = SessionStore.systemUnixNow) throws(StoreError) {
+        self.init(storage: try SQLiteStorage(path: path, durability: durability), cacheCapacity: cacheCapacity,
+                  chunkRows: chunkRows, unixNow: unixNow)
+    }
+
+    init(storage: any SessionStorage, cacheCapacity: Int = 4096, chunkRows: Int = SessionStore.defaultChunkRows,
+         unixNow: @escaping @Sendable () -> Millis = SessionStore.systemUnixNow) {
+        self.storage = storage
         self.chunkRows = max(1, chunkRows)
-        let onDisk = path != ":memory:"
-        health = StorageHealth(path: onDisk ? path : nil)
-        // The header first: another program's file gets not even a lock file beside it.
-        let unmarked = onDisk ? try DatabaseFile.admit(path, supportedVersion: Schema.currentVersion) : true
-        fileLock = onDisk ? try DatabaseLock(databasePath: path) : nil
-        do {
-            database = try Database(path: path)
-        } catch {
-            throw .database(error)
-        }
-        if onDisk {
-            guard !database.isReadOnly else { throw .unusable(path: path, reason: "it is read-only for this process") }
-            try Schema.check(database, path: path)
-        }
-        try Schema.migrate(database, durability: durability, mark: unmarked)
-        // The mark and the schema into the main file now: the next process reads them from
-        // the header before it opens anything.
-        if onDisk { try? database.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
-        do {
-            // A fork a crash interrupted is removed like any removed session.
-            try database.execute("UPDATE sessions SET id = 'removing/' || ord WHERE closed = 2 AND id LIKE 'forking/%'")
-        } catch {
-            throw .database(error)
-        }
-        do {
-            statements = try StoreStatements(database)
-            readStatements = onDisk ? try StoreStatements(try Database(path: path)) : nil
-            if onDisk {
-                checkpointer = try WALCheckpointer(path: path, durability: durability)
-                try database.execute("PRAGMA wal_autocheckpoint = \(WALCheckpointer.writerFallbackPages)")
-                // A WAL that grew (a burst, a full disk) shrinks back to this at its next reset.
-                try database.execute("PRAGMA journal_size_limit = \(16 << 20)")
-            } else {
-                checkpointer = nil
-            }
-        } catch {
-            throw .database(error)
-        }
         cache = SessionCache(capacity: cacheCapacity)
         self.unixNow = unixNow
         groupCommit = GroupCommit { [weak self] batch in
@@ -153,23 +101,18 @@ public final class SessionStore: @unchecked Sendable {
         reclaimer?.poke()
     }
 
-    /// Stops writing and releases the database file's lock, so another server may open it.
-    /// Writes after it fail; reads still answer.
+    /// Stops writing and releases the storage (a SQLite file's lock, so another server may
+    /// open it). Writes after it fail; reads still answer.
     public func close() {
         reclaimer?.stop()
         groupCommit.stop()
-        checkpointer?.stop()
-        writeLock.lock()
-        closed = true
-        writeLock.unlock()
-        fileLock?.release()
+        storage.close()
     }
 
     deinit {
         reclaimer?.stop()
         groupCommit.stop()
-        checkpointer?.stop()
-        fileLock?.release()
+        storage.close()
     }
 
     /// What one write committed: the engine's answer, the session after it, and each new
@@ -197,17 +140,14 @@ public final class SessionStore: @unchecked Sendable {
         } catch {
             throw .input(error)
         }
-        let write = try writing { () throws(StoreError) in
-            guard try statements.sessionRow(id: sessionId) == nil else { throw StoreError.sessionExists(sessionId) }
+        let write = try writing { transaction throws(StoreError) in
+            guard try transaction.session(id: sessionId) == nil else { throw StoreError.sessionExists(sessionId) }
             let (session, applied) = created
             let origin = unixNow()
-            try run(statements.insertSession, [
-                .text(sessionId), .text(session.uid), .text(session.config.label), .integer(0),
-                .text(session.config.clock.rawValue), .integer(origin), nextDue(session), .integer(session.version),
-                .blob(session.stateBytes), ttlMs.map { .integer($0) } ?? .null, .integer(origin),
-            ])
-            let stored = StoredSession(session: session, wallOriginMs: origin, ord: try statements.lastOrd())
-            let entries = try append(applied.entries, ord: stored.ord)
+            let ord = try transaction.insertSession(NewSessionRow(id: sessionId, session: session, wallOriginMs: origin,
+                                                                  ttlMs: ttlMs, nowMs: origin))
+            let stored = StoredSession(session: session, wallOriginMs: origin, ord: ord)
+            let entries = try append(applied.entries, ord: stored.ord, transaction)
             return (Write(applied: applied, stored: stored, entries: entries), stored)
         }
         count(write.applied.entries)
@@ -275,8 +215,8 @@ public final class SessionStore: @unchecked Sendable {
 
     /// Forgets idempotency keys older than `windowMs`.
     public func forgetIdempotencyKeys(olderThan windowMs: Millis) throws(StoreError) {
-        _ = try writing { () throws(StoreError) in
-            try run(statements.purgeIdempotency, [.integer(unixNow() - windowMs)])
+        _ = try writing { transaction throws(StoreError) in
+            try transaction.forgetIdempotency(createdBefore: unixNow() - windowMs)
             return ((), nil)
         }
     }
@@ -303,77 +243,18 @@ public final class SessionStore: @unchecked Sendable {
     /// writes nothing (the engine decides before any row is written), so the others stand. A
     /// failed statement or commit fails them all and leaves the cache untouched.
     private func commitBatch(_ batch: [GroupCommit.Pending]) {
-        writerTurns.waitingBegan()
-        writeLock.lock()
-        writerTurns.waitingEnded()
-        defer { writeLock.unlock() }
         let started = DispatchTime.now().uptimeNanoseconds
-        var latest: [String: StoredSession] = [:]
+        let latest: [String: StoredSession]
         do throws(StoreError) {
-            try checkWritable()
-            try run(statements.begin, [])
-            for pending in batch {
-                let session: StoredSession
-                if let inBatch = latest[pending.sessionId] {
-                    session = inBatch
-                } else {
-                    do throws(StoreError) {
-                        session = try current(pending.sessionId)
-                    } catch {
-                        guard case .sessionNotFound = error else { throw error }
-                        pending.result = .failure(error)
-                        continue
-                    }
-                }
-                if let idempotency = pending.idempotency,
-                   let row = try readingInTransaction({ () throws(SQLiteError) in
-                       try statements.selectIdempotency.rows([.text(idempotency.key)]) { ($0.blob(0), $0.blob(1)) }.first
-                   }) {
-                    if row.0 == idempotency.fingerprint {
-                        pending.replayed = row.1
-                        pending.result = .success([])
-                    } else {
-                        pending.result = .failure(.idempotencyConflict(idempotency.key))
-                    }
-                    continue
-                }
-                if let expected = pending.expectedVersion, expected != session.session.version {
-                    pending.result = .failure(.versionMismatch(expected: expected, current: session.session.version))
-                    continue
-                }
-                if case let .input(input) = pending.steps.first, pending.steps.count == 1 {
-                    // One input: a refusal writes nothing, no savepoint needed.
-                    switch try applyInTransaction(input, to: session) {
-                    case let .success(write):
-                        latest[pending.sessionId] = write.stored
-                        pending.result = .success([write])
-                        try remember(pending, [write])
-                    case let .failure(refusal):
-                        pending.result = .failure(.input(refusal))
-                    }
-                    continue
-                }
-                try run(statements.savepoint, [])
-                switch try applySteps(pending.steps, to: session) {
-                case let .success(writes):
-                    try run(statements.releaseSavepoint, [])
-                    if let last = writes.last { latest[pending.sessionId] = last.stored }
-                    pending.result = .success(writes)
-                    try remember(pending, writes)
-                case let .failure(error):
-                    try run(statements.rollbackToSavepoint, [])
-                    try run(statements.releaseSavepoint, [])
-                    pending.result = .failure(error)
-                }
-            }
-            try commitInPlace()
+            latest = try storage.write(urgent: true, { transaction throws(StoreError) in
+                try applyBatch(batch, transaction)
+            }, committed: { latest in
+                for stored in latest.values { cache.put(stored) }
+            })
         } catch {
-            try? statements.rollback.run()
-            let failure = health.failed(error)
-            for pending in batch { pending.result = .failure(failure) }
+            for pending in batch { pending.result = .failure(error) }
             return
         }
-        for stored in latest.values { cache.put(stored) }
         metrics.observe("todaysim_store_commit_seconds", Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9)
         metrics.observe("todaysim_store_commit_inputs", Double(batch.count))
         for pending in batch {
@@ -382,22 +263,76 @@ public final class SessionStore: @unchecked Sendable {
         notifyChanged(Array(latest.keys))
     }
 
+    /// Inside the batch's transaction: each input in turn; returns the sessions it changed.
+    private func applyBatch(_ batch: [GroupCommit.Pending], _ transaction: any StorageTransaction) throws(StoreError) -> [String: StoredSession] {
+        var latest: [String: StoredSession] = [:]
+        for pending in batch {
+            let session: StoredSession
+            if let inBatch = latest[pending.sessionId] {
+                session = inBatch
+            } else {
+                do throws(StoreError) {
+                    session = try current(pending.sessionId, transaction)
+                } catch {
+                    guard case .sessionNotFound = error else { throw error }
+                    pending.result = .failure(error)
+                    continue
+                }
+            }
+            if let idempotency = pending.idempotency, let row = try transaction.idempotency(key: idempotency.key) {
+                if row.fingerprint == idempotency.fingerprint {
+                    pending.replayed = row.answer
+                    pending.result = .success([])
+                } else {
+                    pending.result = .failure(.idempotencyConflict(idempotency.key))
+                }
+                continue
+            }
+            if let expected = pending.expectedVersion, expected != session.session.version {
+                pending.result = .failure(.versionMismatch(expected: expected, current: session.session.version))
+                continue
+            }
+            if case let .input(input) = pending.steps.first, pending.steps.count == 1 {
+                // One input: a refusal writes nothing, no savepoint needed.
+                switch try applyInTransaction(input, to: session, transaction) {
+                case let .success(write):
+                    latest[pending.sessionId] = write.stored
+                    pending.result = .success([write])
+                    try remember(pending, [write], transaction)
+                case let .failure(refusal):
+                    pending.result = .failure(.input(refusal))
+                }
+                continue
+            }
+            try transaction.savepoint()
+            switch try applySteps(pending.steps, to: session, transaction) {
+            case let .success(writes):
+                try transaction.releaseSavepoint()
+                if let last = writes.last { latest[pending.sessionId] = last.stored }
+                pending.result = .success(writes)
+                try remember(pending, writes, transaction)
+            case let .failure(error):
+                try transaction.rollbackToSavepoint()
+                try transaction.releaseSavepoint()
+                pending.result = .failure(error)
+            }
+        }
+        return latest
+    }
+
     /// Stores a keyed request's answer in the transaction that applies it.
-    private func remember(_ pending: GroupCommit.Pending, _ writes: [Write]) throws(StoreError) {
+    private func remember(_ pending: GroupCommit.Pending, _ writes: [Write], _ transaction: any StorageTransaction) throws(StoreError) {
         guard let idempotency = pending.idempotency else { return }
         let answer = idempotency.render(writes)
         pending.rendered = answer
-        try run(statements.insertIdempotency, [.text(idempotency.key), .blob(idempotency.fingerprint), .blob(answer), .integer(unixNow())])
-    }
-
-    private func readingInTransaction<T>(_ body: () throws(SQLiteError) -> T) throws(StoreError) -> T {
-        do { return try body() } catch { throw .database(error) }
+        try transaction.insertIdempotency(key: idempotency.key, fingerprint: idempotency.fingerprint, answer: answer,
+                                          createdMs: unixNow())
     }
 
     /// A batch: each step sees the session as the previous one left it; the first refused step
     /// ends it (the caller rolls its savepoint back), and so does an answer past
     /// `maximumBatchAnswerBytes`.
-    private func applySteps(_ steps: [Step], to current: StoredSession) throws(StoreError) -> Result<[Write], StoreError> {
+    private func applySteps(_ steps: [Step], to current: StoredSession, _ transaction: any StorageTransaction) throws(StoreError) -> Result<[Write], StoreError> {
         var session = current
         var writes: [Write] = []
         var answerBytes = 0
@@ -414,7 +349,7 @@ public final class SessionStore: @unchecked Sendable {
             }
             // The session row is written once, after the last step: a batch's steps commit
             // together, so the states between them are never read from disk.
-            switch try applyInTransaction(input, to: session, saving: index == steps.count - 1) {
+            switch try applyInTransaction(input, to: session, transaction, saving: index == steps.count - 1) {
             case let .success(write):
                 // The view's size is measured every 32nd step and the last, not per step (that
                 // would hold the writer for a view encoding per step); in between it is taken to
@@ -444,9 +379,10 @@ public final class SessionStore: @unchecked Sendable {
 
     /// Runs the engine in memory (a `wall` session first catches up), then — only when the
     /// input is accepted — writes its rows. A refusal is returned, with nothing written.
-    private func applyInTransaction(_ input: Input, to current: StoredSession, saving: Bool = true) throws(StoreError) -> Result<Write, InputError> {
+    private func applyInTransaction(_ input: Input, to current: StoredSession, _ transaction: any StorageTransaction,
+                                    saving: Bool = true) throws(StoreError) -> Result<Write, InputError> {
         var stored = current
-        var ledger = LayeredLedger(base: SQLiteLedger(select: statements.selectRecord, session: stored.ord))
+        var ledger = LayeredLedger(base: StoredLedger(transaction, session: stored.ord))
         var entries: [TimelineEntry] = []
         var caughtRecords: [RequestRecord] = []
         if stored.isWall, let caught = stored.session.catchUp(toWallClock: stored.wallNowMs(unixNowMs: unixNow()), ledger: ledger) {
@@ -462,13 +398,13 @@ public final class SessionStore: @unchecked Sendable {
             return .failure(error)
         }
         if let failure = ledger.base.failure { throw failure }
-        try saveRecords(caughtRecords + applied.ledgerWrites, ord: stored.ord)
+        try transaction.saveRecords(ord: stored.ord, caughtRecords + applied.ledgerWrites)
         if stored.session.uid != current.session.uid {
-            try run(statements.updateUid, [.text(stored.session.uid), .integer(stored.ord)])
+            try transaction.updateUid(ord: stored.ord, uid: stored.session.uid)
         }
-        if saving { try save(stored) }
+        if saving { try save(stored, from: current, transaction) }
         applied.entries = entries + applied.entries
-        let bytes = try append(applied.entries, ord: stored.ord)
+        let bytes = try append(applied.entries, ord: stored.ord, transaction)
         return .success(Write(applied: applied, stored: stored, entries: bytes))
     }
 
@@ -476,24 +412,14 @@ public final class SessionStore: @unchecked Sendable {
     /// own transaction. Returns the ids of the sessions that changed.
     @discardableResult
     public func fireDueWallTimers() throws(StoreError) -> [String] {
-        writeLock.lock()
-        let due: [String]
-        do {
-            due = try statements.dueWallSessions.rows([.integer(unixNow())]) { $0.text(0)! }
-        } catch {
-            writeLock.unlock()
-            throw .database(error)
-        }
-        writeLock.unlock()
+        let due = try storage.dueWallSessions(nowMs: unixNow())
         for id in due { _ = try catchUp(id) }
         return due
     }
 
     /// Unix time (ms) of the earliest pending timer among `wall` sessions.
     public func nextWallDueUnixMs() throws(StoreError) -> Millis? {
-        writeLock.lock()
-        defer { writeLock.unlock() }
-        return try reading { () throws(SQLiteError) in try statements.nextWallDue.rows { $0.int64(0) } }.first
+        try storage.nextWallDue()
     }
 
     // MARK: Reads
@@ -543,16 +469,10 @@ public final class SessionStore: @unchecked Sendable {
     /// Sessions oldest first, filtered by `uid`, `label` and closed-ness.
     public func list(uid: String?, label: String?, closed: Bool?, limit: Int, after cursor: String?) throws(StoreError) -> SessionPage {
         let afterOrd = cursor.flatMap { Int64($0) } ?? 0
-        let closedValue: SQLiteValue = closed.map { .integer($0 ? 1 : 0) } ?? .null
-        let rows = try readingRows { statements throws(SQLiteError) in
-            try statements.listSessions.rows([
-                .integer(afterOrd), .text(uid), .text(uid), .text(label), .text(label), closedValue, closedValue,
-                .integer(limit + 1),
-            ]) { ($0.int64(0), $0.int64(1), $0.blob(2)) }
-        }
+        let rows = try storage.listSessions(afterOrd: afterOrd, uid: uid, label: label, closed: closed, limit: limit + 1)
         var sessions: [StoredSession] = []
-        for (ord, origin, blob) in rows.prefix(limit) {
-            var stored = StoredSession(session: try StoredSession.decode(blob), wallOriginMs: origin, ord: ord)
+        for row in rows.prefix(limit) {
+            var stored = StoredSession(session: try StoredSession.decode(row.state), wallOriginMs: row.wallOriginMs, ord: row.ord)
             if let cached = cache.stored(stored.id), cached.session.version >= stored.session.version { stored = cached }
             if stored.isWall { _ = stored.session.catchUp(toWallClock: stored.wallNowMs(unixNowMs: unixNow()), ledger: NoLedger()) }
             sessions.append(stored)
@@ -573,37 +493,18 @@ public final class SessionStore: @unchecked Sendable {
     /// Entries after `seq`, oldest first, optionally of one kind.
     public func timeline(_ id: String, after seq: Int, limit: Int, kind: String?) throws(StoreError) -> TimelinePage {
         let stored = try session(id)
-        let ord = stored.ord
-        let rows = try readingRows { statements throws(SQLiteError) in
-            let statement = kind == nil ? statements.timelinePage : statements.timelinePageOfKind
-            var values: [SQLiteValue] = [.integer(ord), .integer(seq)]
-            if let kind { values.append(.text(kind)) }
-            values.append(.integer(limit + 1))
-            let rows = try statement.rows(values) { ($0.int(0), $0.blob(1)) }
-            return try stillStored(id, ord: ord, statements) ? rows : nil
+        guard let rows = try storage.timeline(id: id, ord: stored.ord, after: seq, kind: kind, limit: limit + 1) else {
+            throw .sessionNotFound(id)
         }
-        guard let rows else { throw .sessionNotFound(id) }
         let page = rows.prefix(limit)
         return TimelinePage(entries: page.map(\.1), next: page.last?.0 ?? seq, more: rows.count > limit,
                             lastSeq: stored.session.lastSeq)
     }
 
     /// The session's verdict (M1–M9): its violations and how each native request ended.
-    /// Whether `id` is still stored under `ord` after rows were read by `ord`: a session removed
-    /// meanwhile frees its `ord` once its rows are deleted, and a new session may take it —
-    /// its rows must never be answered for the removed one.
-    private func stillStored(_ id: String, ord: Int64, _ statements: StoreStatements) throws(SQLiteError) -> Bool {
-        try statements.sessionOrd.rows([.text(id)]) { $0.int64(0) }.first == ord
-    }
-
     public func report(_ id: String) throws(StoreError) -> SessionReport {
         let ord = try session(id).ord
-        let read = try readingRows { statements throws(SQLiteError) in
-            let rows = (try statements.timelinePageOfKind.rows([.integer(ord), .integer(0), .text("violation"), .integer(Int64.max)]) { $0.blob(1) },
-                        try statements.sessionRecords.rows([.integer(ord)]) { $0.blob(0) })
-            return try stillStored(id, ord: ord, statements) ? rows : nil
-        }
-        guard let (violations, blobs) = read else { throw .sessionNotFound(id) }
+        guard let (violations, blobs) = try storage.reportRows(id: id, ord: ord) else { throw .sessionNotFound(id) }
         var records: [RequestRecord] = []
         for blob in blobs {
             do { records.append(try RequestRecord(stateBytes: blob)) } catch { throw .corrupt("request record: \(error)") }
@@ -625,23 +526,16 @@ public final class SessionStore: @unchecked Sendable {
     public func violations(uid: String?, label: String? = nil, code: String?, limit: Int,
                            after cursor: String?) throws(StoreError) -> ViolationPage {
         let after = cursor.flatMap { Int64($0) } ?? 0
-        let rows = try readingRows { statements throws(SQLiteError) in
-            try statements.violationsPage.rows([
-                .integer(after), .text(uid), .text(uid), .text(label), .text(label), .text(code), .text(code),
-                .integer(limit + 1),
-            ]) { ($0.int64(0), $0.text(1) ?? "", $0.blob(2)) }
-        }
+        let rows = try storage.violations(after: after, uid: uid, label: label, code: code, limit: limit + 1)
         let page = rows.prefix(limit)
-        return ViolationPage(violations: page.map { ($0.1, $0.2) },
-                             next: rows.count > limit ? page.last.map { String($0.0) } : nil)
+        return ViolationPage(violations: page.map { ($0.sessionId, $0.entry) },
+                             next: rows.count > limit ? page.last.map { String($0.cursor) } : nil)
     }
 
     /// Closes (tears down, kept readable) every session idle past its `ttlMs`; returns their ids.
     @discardableResult
     public func closeIdleSessions() throws(StoreError) -> [String] {
-        let idle: [String] = try readingWriter { () throws(SQLiteError) in
-            try statements.idleSessions.rows([.integer(unixNow())]) { $0.text(0) ?? "" }
-        }
+        let idle = try storage.idleSessions(nowMs: unixNow())
         var closed: [String] = []
         for id in idle {
             do throws(StoreError) {
@@ -659,44 +553,32 @@ public final class SessionStore: @unchecked Sendable {
 
     /// Unix time (ms) when the next idle session expires.
     public func nextIdleExpiryUnixMs() throws(StoreError) -> Millis? {
-        try readingWriter { () throws(SQLiteError) in
-            try statements.nextIdleExpiry.rows { $0.isNull(0) ? nil : $0.int64(0) }.first ?? nil
-        }
+        try storage.nextIdleExpiry()
     }
 
     /// Unix time (ms) when the longest-closed session was closed.
     public func earliestClosedAtUnixMs() throws(StoreError) -> Millis? {
-        try readingWriter { () throws(SQLiteError) in
-            try statements.earliestClosedAt.rows { $0.isNull(0) ? nil : $0.int64(0) }.first ?? nil
-        }
+        try storage.earliestClosedAt()
     }
 
     /// Purges sessions closed for longer than `retentionMs`; returns how many.
     @discardableResult
     public func purgeClosed(olderThan retentionMs: Millis) throws(StoreError) -> Int {
-        try purgeSessions { () throws(SQLiteError) in
-            try statements.expiredRetention.rows([.integer(unixNow() - retentionMs)]) { ($0.int64(0), $0.text(1) ?? "") }
+        try purgeSessions { transaction throws(StoreError) in
+            try transaction.closedSessions(closedBeforeMs: unixNow() - retentionMs)
         }
-    }
-
-    func readingWriter<T>(_ body: () throws(SQLiteError) -> T) throws(StoreError) -> T {
-        writeLock.lock()
-        defer { writeLock.unlock() }
-        return try reading(body)
     }
 
     /// Ends and deletes every session with `label` (or, with `nil`, every session): rows,
     /// timelines, ledgers and violations. Returns how many were deleted.
     public func purge(label: String?) throws(StoreError) -> Int {
-        try purgeSessions { () throws(SQLiteError) in
-            try statements.sessionsToPurge.rows([.text(label), .text(label)]) { ($0.int64(0), $0.text(1) ?? "") }
-        }
+        try purgeSessions { transaction throws(StoreError) in try transaction.sessionsToPurge(label: label) }
     }
 
     /// Ends and deletes session `id`, as `purge(label:)` does; `false` when there is none.
     public func purge(id: String) throws(StoreError) -> Bool {
-        try purgeSessions { () throws(SQLiteError) in
-            try statements.selectSession.rows([.text(id)]) { ($0.int64(0), id) }
+        try purgeSessions { transaction throws(StoreError) in
+            try transaction.session(id: id).map { [(ord: $0.ord, id: id)] } ?? []
         } == 1
     }
 
@@ -704,40 +586,42 @@ public final class SessionStore: @unchecked Sendable {
     /// one short transaction hides them all (their ids free at once, gone from every read),
     /// then the reclaimer deletes their rows in small transactions, so removing a session with
     /// a long timeline never holds the writer for long. Returns how many.
-    private func purgeSessions(_ select: () throws(SQLiteError) -> [(Int64, String)]) throws(StoreError) -> Int {
-        let doomed = try writing { () throws(StoreError) in
-            let doomed = try reading(select)
-            for (ord, _) in doomed { try run(statements.hideSession, [.integer(ord)]) }
-            // Under the write lock: no write may find a removed session in the cache.
-            cache.remove(doomed.map(\.1))
+    private func purgeSessions(_ select: (any StorageTransaction) throws(StoreError) -> [(ord: Int64, id: String)]) throws(StoreError) -> Int {
+        let doomed = try writing { transaction throws(StoreError) in
+            let doomed = try select(transaction)
+            for (ord, _) in doomed { try transaction.hide(ord: ord) }
+            // Before the commit ends the write: no later write may find a removed session in
+            // the cache.
+            cache.remove(doomed.map(\.id))
             return (doomed, nil)
         }
-        notifyChanged(doomed.map(\.1))
+        notifyChanged(doomed.map(\.id))
         reclaimer?.poke()
         return doomed.count
     }
 
-    // MARK: Inside the write lock
+    // MARK: Inside a write
 
-    /// Tests: makes the next `count` commits fail as on a full disk.
+    /// Tests: makes the next `count` commits fail as on a full disk (SQLite).
     func failNextCommit(count: Int = 1) {
-        writeLock.lock()
-        failingCommitsForTesting = count
-        writeLock.unlock()
+        (storage as? SQLiteStorage)?.failNextCommit(count: count)
     }
+
+    /// Tests: how many injected failures are still to come.
+    var failingCommitsForTesting: Int { (storage as? SQLiteStorage)?.injectedFailuresLeft ?? 0 }
 
     /// Tests: the session as its row holds it, bypassing the cache.
     func reloadFromDisk(_ id: String) throws(StoreError) -> StoredSession {
-        writeLock.lock()
-        defer { writeLock.unlock() }
-        guard let row = try statements.sessionRow(id: id) else { throw .sessionNotFound(id) }
-        return StoredSession(session: try StoredSession.decode(row.state), wallOriginMs: row.wallOriginMs, ord: row.ord)
+        try storage.write(urgent: false, { transaction throws(StoreError) in
+            guard let row = try transaction.session(id: id) else { throw StoreError.sessionNotFound(id) }
+            return StoredSession(session: try StoredSession.decode(row.state), wallOriginMs: row.wallOriginMs, ord: row.ord)
+        }, committed: { _ in })
     }
 
     /// The committed session: cached, or loaded from its row.
-    func current(_ id: String) throws(StoreError) -> StoredSession {
+    func current(_ id: String, _ transaction: any StorageTransaction) throws(StoreError) -> StoredSession {
         if let stored = cache.stored(id) { return stored }
-        guard let row = try statements.sessionRow(id: id) else { throw .sessionNotFound(id) }
+        guard let row = try transaction.session(id: id) else { throw .sessionNotFound(id) }
         let stored = StoredSession(session: try StoredSession.decode(row.state), wallOriginMs: row.wallOriginMs, ord: row.ord)
         cache.put(stored)
         return stored
@@ -745,149 +629,58 @@ public final class SessionStore: @unchecked Sendable {
 
     /// A `wall` session brought to the real clock; what fired is committed.
     private func catchUp(_ id: String) throws(StoreError) -> StoredSession {
-        let (stored, fired) = try writing { () throws(StoreError) in
-            var stored = try current(id)
+        let (stored, fired) = try writing { transaction throws(StoreError) in
+            let current = try current(id, transaction)
+            var stored = current
             guard stored.isWall else { return ((stored, [TimelineEntry]()), nil) }
-            let ledger = SQLiteLedger(select: statements.selectRecord, session: stored.ord)
+            let ledger = StoredLedger(transaction, session: stored.ord)
             guard let caught = stored.session.catchUp(toWallClock: stored.wallNowMs(unixNowMs: unixNow()), ledger: ledger),
                   !caught.entries.isEmpty
             else { return ((stored, []), nil) }
             if let failure = ledger.failure { throw failure }
-            try saveRecords(caught.ledgerWrites, ord: stored.ord)
-            try save(stored)
-            _ = try append(caught.entries, ord: stored.ord)
+            try transaction.saveRecords(ord: stored.ord, caught.ledgerWrites)
+            try save(stored, from: current, transaction)
+            _ = try append(caught.entries, ord: stored.ord, transaction)
             return ((stored, caught.entries), stored)
         }
         count(fired)
         return stored
     }
 
-    private func save(_ stored: StoredSession) throws(StoreError) {
-        let session = stored.session
-        try run(statements.updateSession, [
-            .integer(session.isClosed ? 1 : 0), nextDue(session), .integer(session.version),
-            .blob(session.stateBytes), .integer(stored.ord), .integer(unixNow()),
-        ])
+    /// Writes the session's new state over `previous`.
+    private func save(_ stored: StoredSession, from previous: StoredSession, _ transaction: any StorageTransaction) throws(StoreError) {
+        let written = try transaction.updateSession(ord: stored.ord, stored.session, expectedVersion: previous.session.version,
+                                                   nowMs: unixNow())
         // A removed session's row is hidden (or gone): an input must never bring it back.
-        guard database.changes == 1 else { throw .sessionNotFound(session.id) }
+        guard written else { throw .sessionNotFound(stored.session.id) }
     }
 
     /// Stores the entries; returns each one's JSON as stored, for the answer.
-    private func append(_ entries: [TimelineEntry], ord: Int64) throws(StoreError) -> [[UInt8]] {
-        var encoded: [[UInt8]] = []
-        encoded.reserveCapacity(entries.count)
-        for entry in entries {
+    private func append(_ entries: [TimelineEntry], ord: Int64, _ transaction: any StorageTransaction) throws(StoreError) -> [[UInt8]] {
+        let encoded = entries.map { entry in
             var bytes: [UInt8] = []
             entry.json.write(to: &bytes)
-            try run(statements.insertEntry, [.integer(ord), .integer(entry.seq), .text(entry.kind.rawValue), .blob(bytes)])
-            if entry.kind == .violation {
-                try run(statements.insertViolation, [.integer(ord), .integer(entry.seq), .text(entry.type)])
-            }
-            encoded.append(bytes)
+            return EncodedEntry(seq: entry.seq, kind: entry.kind.rawValue, json: bytes,
+                                violation: entry.kind == .violation ? entry.type : nil)
         }
-        return encoded
+        try transaction.insertEntries(ord: ord, encoded)
+        return encoded.map(\.json)
     }
 
-    private func saveRecords(_ records: [RequestRecord], ord: Int64) throws(StoreError) {
-        for record in records {
-            try run(statements.upsertRecord, [.integer(ord), .text(record.requestId), .blob(record.stateBytes)])
-        }
-    }
-
-    func nextDue(_ session: HostSession) -> SQLiteValue {
-        guard !session.isClosed, let next = session.watchdogs.first else { return .null }
-        return .integer(next.dueAtMs)
-    }
-
-    func run(_ statement: Statement, _ values: [SQLiteValue]) throws(StoreError) {
-        do { try statement.run(values) } catch { throw .database(error) }
-    }
-
-    func reading<T>(_ body: () throws(SQLiteError) -> T) throws(StoreError) -> T {
-        do { return try body() } catch { throw .database(error) }
-    }
-
-    /// Runs a read on the read connection (or, in memory, on the writer's).
-    private func readingRows<T>(_ body: (StoreStatements) throws(SQLiteError) -> T) throws(StoreError) -> T {
-        if let readStatements {
-            readLock.lock()
-            defer { readLock.unlock() }
-            return try reading { () throws(SQLiteError) in try body(readStatements) }
-        }
-        writeLock.lock()
-        defer { writeLock.unlock() }
-        return try reading { () throws(SQLiteError) in try body(statements) }
-    }
-
-    /// Under the write lock: `BEGIN IMMEDIATE … COMMIT` around `body`, which returns its result
-    /// and the session to cache once committed. Any error rolls everything back and leaves the
-    /// cache as it was.
-    func writing<T>(_ body: () throws(StoreError) -> (T, StoredSession?)) throws(StoreError) -> T {
-        writeLock.lock()
-        defer { writeLock.unlock() }
-        try checkWritable()
-        do throws(StoreError) {
-            try run(statements.begin, [])
-            let (result, changed) = try body()
-            try commitInPlace()
-            if let changed {
-                cache.put(changed)
-                notifyChanged([changed.id])
-            }
-            return result
-        } catch {
-            try? statements.rollback.run()
-            throw health.failed(error)
-        }
-    }
-
-    /// Under the write lock: refuses to write to a closed store or to a file that has moved.
-    private func checkWritable() throws(StoreError) {
-        if closed { throw .storageUnavailable("the store is closed") }
-        try health.checkWritable()
-    }
-
-    /// Under the write lock: commits, then makes sure the commit went to the file at `path`.
-    /// A database deleted or replaced under the server (issue 12, item 5) still takes commits
-    /// into the unlinked file, which no one will open again: those are not acknowledged.
-    private func commitInPlace() throws(StoreError) {
-        try failIfInjected(consuming: true)
-        try run(statements.commit, [])
-        if path != ":memory:", database.fileHasMoved {
-            health.moved(path)
-            try health.checkWritable()
-        }
-        if health.committed() {
-            // Back from a full disk: give the WAL's space back now rather than at the next
-            // checkpoint.
-            try? database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        }
-    }
-
-    /// Tests: fails as a full disk would while `failNextCommit` says so.
-    private func failIfInjected(consuming: Bool) throws(StoreError) {
-        guard failingCommitsForTesting > 0 else { return }
-        if consuming { failingCommitsForTesting -= 1 }
-        throw .database(SQLiteError(code: 13, message: "database or disk is full (injected)", sql: "COMMIT"))
+    /// One write transaction around `body`, which returns its result and the session to cache
+    /// once committed. Any error rolls everything back and leaves the cache as it was.
+    func writing<T>(_ body: (any StorageTransaction) throws(StoreError) -> (T, StoredSession?)) throws(StoreError) -> T {
+        let (result, changed) = try storage.write(urgent: false, body, committed: { (_, changed) in
+            if let changed { cache.put(changed) }
+        })
+        if let changed { notifyChanged([changed.id]) }
+        return result
     }
 
     /// For `/readyz`: when storage is degraded, tries one small write (at most once a second)
-    /// so readiness comes back as soon as the disk takes writes again, even with no traffic.
+    /// so readiness comes back as soon as the storage takes writes again, even with no traffic.
     public func probeStorage() {
-        guard health.shouldProbe() else { return }
-        writeLock.lock()
-        defer { writeLock.unlock() }
-        guard !closed, (try? health.checkWritable()) != nil else { return }
-        do throws(StoreError) {
-            try run(statements.begin, [])
-            try run(statements.touchMarker, [])
-            try failIfInjected(consuming: false)
-            try run(statements.commit, [])
-            health.probed()
-        } catch {
-            try? statements.rollback.run()
-            _ = health.failed(error)
-        }
+        storage.probe()
     }
 }
 

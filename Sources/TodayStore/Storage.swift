@@ -1,0 +1,138 @@
+import TodayHost
+
+/// What `SessionStore` needs of a database, whichever it is: SQLite in one file
+/// (`SQLiteStorage`) or PostgreSQL shared by several servers. Above this seam, shared by every
+/// backend: the engine, the cache of committed sessions, group commit, idempotency and
+/// `If-Match` decisions, change notifications. Below it: rows, and the SQL that moves them.
+/// Every write goes through `write`, in one transaction per call.
+protocol SessionStorage: AnyObject, Sendable {
+    /// Whether other processes write the same sessions: a cached session is then used only
+    /// after its stored version was confirmed.
+    var isShared: Bool { get }
+
+    /// Whether the storage takes writes (`/readyz`), and what a failed write's error means.
+    var health: StorageHealth { get }
+
+    /// Runs `body` in one write transaction, committed when it returns and rolled back when it
+    /// throws (nothing half-applied); after the commit, `committed` runs before any other write
+    /// of this process can start (the cache is updated there). `urgent`: the group commit's
+    /// writer, which long jobs let in between their chunks.
+    func write<T>(urgent: Bool, _ body: (any StorageTransaction) throws(StoreError) -> T,
+                  committed: (T) -> Void) throws(StoreError) -> T
+
+    /// A long job between two chunks lets urgent writers in.
+    func yieldToWriters()
+
+    /// Stops writing; reads still answer.
+    func close()
+
+    /// For `/readyz`: a degraded storage tries one small write, so readiness returns by itself.
+    func probe()
+
+    // MARK: Reads, each consistent in itself, outside any write
+
+    /// Sessions by `closed` (0 active, 1 closed), hidden ones left out.
+    func sessionCounts() throws(StoreError) -> [(closed: Int, count: Int)]
+
+    /// A page of sessions after `afterOrd`, oldest first, filtered; `limit` rows at most.
+    func listSessions(afterOrd: Int64, uid: String?, label: String?, closed: Bool?, limit: Int) throws(StoreError) -> [SessionRow]
+
+    /// Entries after `seq` of session `ord` (optionally one kind), `limit` at most, as
+    /// `(seq, entry JSON)`; `nil` when `id` is no longer stored under `ord`.
+    func timeline(id: String, ord: Int64, after seq: Int, kind: String?, limit: Int) throws(StoreError) -> [(seq: Int, entry: [UInt8])]?
+
+    /// Every violation entry and request record of session `ord`; `nil` as for `timeline`.
+    func reportRows(id: String, ord: Int64) throws(StoreError) -> (violations: [[UInt8]], records: [[UInt8]])?
+
+    /// Violations across sessions after cursor `after`, oldest first: `(cursor, session id, entry)`.
+    func violations(after: Int64, uid: String?, label: String?, code: String?, limit: Int) throws(StoreError) -> [(cursor: Int64, sessionId: String, entry: [UInt8])]
+
+    /// Active sessions idle past their `ttlMs` at `nowMs` (a few hundred at most).
+    func idleSessions(nowMs: Millis) throws(StoreError) -> [String]
+    func nextIdleExpiry() throws(StoreError) -> Millis?
+    func earliestClosedAt() throws(StoreError) -> Millis?
+    /// `wall` sessions with a timer due by `nowMs`, the earliest first.
+    func dueWallSessions(nowMs: Millis) throws(StoreError) -> [String]
+    func nextWallDue() throws(StoreError) -> Millis?
+    /// A session being removed whose rows are still there.
+    func nextRemoving() throws(StoreError) -> Int64?
+}
+
+/// The writes of one transaction (`SessionStorage.write`).
+protocol StorageTransaction {
+    /// Session `id` as stored, hidden ones not.
+    func session(id: String) throws(StoreError) -> SessionRow?
+    /// Stores a new session row; returns its `ord`.
+    func insertSession(_ row: NewSessionRow) throws(StoreError) -> Int64
+    /// Writes session `ord`'s new state; `false` when the row is hidden or gone, or (with
+    /// `expectedVersion`) when another writer moved it on: nothing was written then.
+    func updateSession(ord: Int64, _ session: HostSession, expectedVersion: Int?, nowMs: Millis) throws(StoreError) -> Bool
+    func updateUid(ord: Int64, uid: String) throws(StoreError)
+    /// New timeline entries of session `ord`, a violation entry also indexed by its code.
+    func insertEntries(ord: Int64, _ entries: [EncodedEntry]) throws(StoreError)
+    /// A request record of session `ord`, as stored.
+    func record(ord: Int64, requestId: String) throws(StoreError) -> [UInt8]?
+    func saveRecords(ord: Int64, _ records: [RequestRecord]) throws(StoreError)
+
+    func idempotency(key: String) throws(StoreError) -> (fingerprint: [UInt8], answer: [UInt8])?
+    func insertIdempotency(key: String, fingerprint: [UInt8], answer: [UInt8], createdMs: Millis) throws(StoreError)
+    func forgetIdempotency(createdBefore: Millis) throws(StoreError)
+
+    /// Around one batch of steps: rolled back alone when a step is refused.
+    func savepoint() throws(StoreError)
+    func releaseSavepoint() throws(StoreError)
+    func rollbackToSavepoint() throws(StoreError)
+
+    // MARK: Removal and forks (SessionStore+Removal)
+
+    /// Sessions to remove: every visible one with `label` (all with `nil`).
+    func sessionsToPurge(label: String?) throws(StoreError) -> [(ord: Int64, id: String)]
+    /// Sessions closed at or before `closedBeforeMs`.
+    func closedSessions(closedBeforeMs: Millis) throws(StoreError) -> [(ord: Int64, id: String)]
+    /// Hides session `ord` from every read and frees its id (`closed = 2`, id `removing/<ord>`).
+    func hide(ord: Int64) throws(StoreError)
+    /// Deletes up to `rows` timeline, violation and request rows of hidden session `ord`, and
+    /// the row itself once none is left; returns how many rows went.
+    func reclaim(ord: Int64, rows: Int) throws(StoreError) -> Int
+    /// `closed` of row `ord` (2: hidden), `nil` when gone.
+    func status(ord: Int64) throws(StoreError) -> Int?
+    func copyRecords(to copy: Int64, from source: Int64) throws(StoreError)
+    /// Copies the timeline and violation rows with `seq` in `(after, upTo]`.
+    func copyEntries(to copy: Int64, from source: Int64, after: Int, upTo: Int) throws(StoreError)
+    /// Makes hidden copy `ord` visible as session `id`.
+    func reveal(ord: Int64, id: String, _ session: HostSession, nowMs: Millis) throws(StoreError)
+}
+
+/// A session's row: its order of creation, its wall-clock origin and its state.
+struct SessionRow {
+    var ord: Int64
+    var wallOriginMs: Int64
+    var state: [UInt8]
+}
+
+/// A session row to insert; `hidden` while a fork is being copied.
+struct NewSessionRow {
+    var id: String
+    var session: HostSession
+    var wallOriginMs: Millis
+    var ttlMs: Millis?
+    var nowMs: Millis
+    var hidden = false
+}
+
+/// A timeline entry as stored.
+struct EncodedEntry {
+    var seq: Int
+    var kind: String
+    var json: [UInt8]
+    /// The code of a violation entry.
+    var violation: String?
+}
+
+extension HostSession {
+    /// When the next timer is due on the session's clock; `nil` when closed or none.
+    var nextDueMs: Millis? {
+        guard !isClosed, let next = watchdogs.first else { return nil }
+        return next.dueAtMs
+    }
+}
