@@ -266,13 +266,16 @@ public final class SessionStore: @unchecked Sendable {
     /// Inside the batch's transaction: each input in turn; returns the sessions it changed.
     private func applyBatch(_ batch: [GroupCommit.Pending], _ transaction: any StorageTransaction) throws(StoreError) -> [String: StoredSession] {
         var latest: [String: StoredSession] = [:]
+        // Shared storage: every session of the batch locked in one statement, in id order (two
+        // servers' batches cannot deadlock), and the cache checked against what is stored.
+        let locked = storage.isShared ? try transaction.lockSessions(ids: Array(Set(batch.map(\.sessionId)))) : nil
         for pending in batch {
             let session: StoredSession
             if let inBatch = latest[pending.sessionId] {
                 session = inBatch
             } else {
                 do throws(StoreError) {
-                    session = try current(pending.sessionId, transaction)
+                    session = try current(pending.sessionId, transaction, locked: locked)
                 } catch {
                     guard case .sessionNotFound = error else { throw error }
                     pending.result = .failure(error)
@@ -426,8 +429,27 @@ public final class SessionStore: @unchecked Sendable {
 
     /// The session `id`; a `wall` session caught up with the real clock first.
     public func session(_ id: String) throws(StoreError) -> StoredSession {
-        if let stored = cache.stored(id), !stored.isWall { return stored }
+        if let stored = cache.stored(id), !stored.isWall, try isCurrent(stored) { return stored }
+        if storage.isShared {
+            // Another server may have written it: read the row (a `wall` one is caught up below).
+            guard let row = try storage.session(id: id) else {
+                cache.remove([id])
+                throw .sessionNotFound(id)
+            }
+            let stored = StoredSession(session: try StoredSession.decode(row.state), wallOriginMs: row.wallOriginMs, ord: row.ord)
+            if !stored.isWall {
+                cache.put(stored)
+                return stored
+            }
+        }
         return try catchUp(id)
+    }
+
+    /// Whether a cached session is what is stored: always on storage this server alone
+    /// writes; on shared storage after one indexed lookup of its version.
+    private func isCurrent(_ stored: StoredSession) throws(StoreError) -> Bool {
+        guard storage.isShared else { return true }
+        return try storage.versions(of: [stored.id])[stored.id] == stored.version
     }
 
     /// The view's bytes and a tag that changes whenever anything in the view but a `wall`
@@ -441,7 +463,7 @@ public final class SessionStore: @unchecked Sendable {
 
     /// The session view's JSON bytes, from the cache when the session has not changed.
     public func viewBytes(_ id: String) throws(StoreError) -> [UInt8] {
-        if let (view, stored) = cache.view(id), !stored.isWall {
+        if let (view, stored) = cache.view(id), !stored.isWall, try isCurrent(stored) {
             if let view { return view }
             let bytes = stored.viewBytes
             cache.remember(view: bytes, of: id, version: stored.session.version)
@@ -473,7 +495,9 @@ public final class SessionStore: @unchecked Sendable {
         var sessions: [StoredSession] = []
         for row in rows.prefix(limit) {
             var stored = StoredSession(session: try StoredSession.decode(row.state), wallOriginMs: row.wallOriginMs, ord: row.ord)
-            if let cached = cache.stored(stored.id), cached.session.version >= stored.session.version { stored = cached }
+            if let cached = cache.stored(stored.id), cached.ord == stored.ord, cached.session.version >= stored.session.version {
+                stored = cached
+            }
             if stored.isWall { _ = stored.session.catchUp(toWallClock: stored.wallNowMs(unixNowMs: unixNow()), ledger: NoLedger()) }
             sessions.append(stored)
         }
@@ -618,9 +642,22 @@ public final class SessionStore: @unchecked Sendable {
         }, committed: { _ in })
     }
 
-    /// The committed session: cached, or loaded from its row.
-    func current(_ id: String, _ transaction: any StorageTransaction) throws(StoreError) -> StoredSession {
-        if let stored = cache.stored(id) { return stored }
+    /// The committed session, for a write: cached, or loaded from its row. On shared storage its
+    /// row is locked first (`locked`: the batch's locks, already taken) and the cached session
+    /// used only at the stored version.
+    func current(_ id: String, _ transaction: any StorageTransaction,
+                 locked: [String: StoredVersion]? = nil) throws(StoreError) -> StoredSession {
+        if storage.isShared {
+            var versions = locked ?? [:]
+            if locked == nil { versions = try transaction.lockSessions(ids: [id]) }
+            guard let version = versions[id] else {
+                cache.remove([id])
+                throw .sessionNotFound(id)
+            }
+            if let stored = cache.stored(id), stored.version == version { return stored }
+        } else if let stored = cache.stored(id) {
+            return stored
+        }
         guard let row = try transaction.session(id: id) else { throw .sessionNotFound(id) }
         let stored = StoredSession(session: try StoredSession.decode(row.state), wallOriginMs: row.wallOriginMs, ord: row.ord)
         cache.put(stored)

@@ -31,6 +31,12 @@ protocol SessionStorage: AnyObject, Sendable {
 
     // MARK: Reads, each consistent in itself, outside any write
 
+    /// Session `id` as stored (hidden ones not).
+    func session(id: String) throws(StoreError) -> SessionRow?
+    /// The stored versions of the visible sessions among `ids`: what a cached session is
+    /// checked against when the storage is shared.
+    func versions(of ids: [String]) throws(StoreError) -> [String: StoredVersion]
+
     /// Sessions by `closed` (0 active, 1 closed), hidden ones left out.
     func sessionCounts() throws(StoreError) -> [(closed: Int, count: Int)]
 
@@ -62,6 +68,10 @@ protocol SessionStorage: AnyObject, Sendable {
 protocol StorageTransaction {
     /// Session `id` as stored, hidden ones not.
     func session(id: String) throws(StoreError) -> SessionRow?
+    /// Locks the rows of the visible sessions among `ids` until the transaction ends (no other
+    /// writer can change them meanwhile), in one statement in id order; returns their stored
+    /// versions.
+    func lockSessions(ids: [String]) throws(StoreError) -> [String: StoredVersion]
     /// Stores a new session row; returns its `ord`.
     func insertSession(_ row: NewSessionRow) throws(StoreError) -> Int64
     /// Writes session `ord`'s new state; `false` when the row is hidden or gone, or (with
@@ -108,6 +118,13 @@ struct SessionRow {
     var ord: Int64
     var wallOriginMs: Int64
     var state: [UInt8]
+}
+
+/// Which row a session id names and at which version: a cached session is current only when
+/// both match (an id purged and created again has a new `ord`).
+struct StoredVersion: Equatable {
+    var ord: Int64
+    var version: Int
 }
 
 /// A session row to insert; `hidden` while a fork is being copied.

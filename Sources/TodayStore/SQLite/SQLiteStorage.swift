@@ -183,6 +183,26 @@ final class SQLiteStorage: SessionStorage, @unchecked Sendable {
         do { return try body(statements) } catch { throw .database(error) }
     }
 
+    func session(id: String) throws(StoreError) -> SessionRow? {
+        try reading { statements throws(SQLiteError) in
+            try statements.selectSession.rows([.text(id)]) { SessionRow(ord: $0.int64(0), wallOriginMs: $0.int64(1), state: $0.blob(2)) }.first
+        }
+    }
+
+    func versions(of ids: [String]) throws(StoreError) -> [String: StoredVersion] {
+        try reading { statements throws(SQLiteError) in try Self.versions(of: ids, statements) }
+    }
+
+    static func versions(of ids: [String], _ statements: StoreStatements) throws(SQLiteError) -> [String: StoredVersion] {
+        var versions: [String: StoredVersion] = [:]
+        for id in ids {
+            if let version = try statements.sessionVersion.rows([.text(id)], { StoredVersion(ord: $0.int64(0), version: $0.int(1)) }).first {
+                versions[id] = version
+            }
+        }
+        return versions
+    }
+
     func sessionCounts() throws(StoreError) -> [(closed: Int, count: Int)] {
         try reading { statements throws(SQLiteError) in try statements.sessionsByStatus.rows { ($0.int(0), $0.int(1)) } }
     }

@@ -22,6 +22,11 @@ struct SQLiteTransaction: StorageTransaction {
         try rows(statements.selectSession, [.text(id)]) { SessionRow(ord: $0.int64(0), wallOriginMs: $0.int64(1), state: $0.blob(2)) }.first
     }
 
+    /// The write lock already keeps every other writer out: this only reads the versions.
+    func lockSessions(ids: [String]) throws(StoreError) -> [String: StoredVersion] {
+        do { return try SQLiteStorage.versions(of: ids, statements) } catch { throw .database(error) }
+    }
+
     func insertSession(_ row: NewSessionRow) throws(StoreError) -> Int64 {
         let session = row.session
         try run(statements.insertSession, [

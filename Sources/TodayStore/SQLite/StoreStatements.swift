@@ -50,6 +50,7 @@ final class StoreStatements {
     let copyViolationsRange: Statement
     let revealSession: Statement
     let sessionOrd: Statement
+    let sessionVersion: Statement
     /// A write that changes nothing but page 1 (the schema version it already has): the
     /// smallest write that needs room on disk, for probing a degraded store.
     let touchMarker: Statement
@@ -106,6 +107,7 @@ final class StoreStatements {
                 closed_at_ms = CASE WHEN ?4 = 1 THEN ?7 ELSE NULL END WHERE ord = ?6
             """)
         sessionOrd = try database.prepare("SELECT ord FROM sessions WHERE id = ? AND closed < 2")
+        sessionVersion = try database.prepare("SELECT ord, version FROM sessions WHERE id = ? AND closed < 2")
         purgeTimeline = try database.prepare("DELETE FROM timeline WHERE session = ?")
         purgeRequests = try database.prepare("DELETE FROM requests WHERE session = ?")
         purgeViolations = try database.prepare("DELETE FROM violations WHERE session = ?")
