@@ -8,7 +8,7 @@ public enum Durability: String, Sendable, CaseIterable {
 
 /// The database layout, versioned with `PRAGMA user_version` and migrated at start.
 enum Schema {
-    static let currentVersion: Int64 = 5
+    static let currentVersion: Int64 = 6
 
     /// `migrations[n]` takes a database from version `n` to `n + 1`.
     static let migrations: [String] = [
@@ -79,6 +79,63 @@ enum Schema {
         """
         CREATE INDEX violations_by_session ON violations(session, seq);
         CREATE INDEX sessions_hidden ON sessions(ord) WHERE closed = 2;
+        """,
+        // v6: an idempotency key belongs to its session: a session removed takes its keys along
+        // (a retry against a new session under the same id is applied, not answered from the
+        // old one), and one session's keys never collide with another's. Keys kept so far (24 h
+        // at most) cannot be given a session and are dropped. And `ord`s are never used again
+        // (AUTOINCREMENT): a removed session's `ord` once went to the next session created, so
+        // a cursor or a cached (ord, version) could name another session than it was read from.
+        """
+        CREATE TABLE sessions_v6 (
+            ord INTEGER PRIMARY KEY AUTOINCREMENT,
+            id TEXT NOT NULL UNIQUE,
+            uid TEXT NOT NULL,
+            label TEXT,
+            closed INTEGER NOT NULL DEFAULT 0,
+            clock TEXT NOT NULL,
+            wall_origin_ms INTEGER NOT NULL,
+            next_due_ms INTEGER,
+            version INTEGER NOT NULL,
+            state BLOB NOT NULL,
+            ttl_ms INTEGER,
+            last_active_ms INTEGER,
+            closed_at_ms INTEGER
+        );
+        INSERT INTO sessions_v6 (ord, id, uid, label, closed, clock, wall_origin_ms, next_due_ms, version, state, ttl_ms,
+                                 last_active_ms, closed_at_ms)
+            SELECT ord, id, uid, label, closed, clock, wall_origin_ms, next_due_ms, version, state, ttl_ms,
+                   last_active_ms, closed_at_ms FROM sessions;
+        DROP TABLE sessions;
+        ALTER TABLE sessions_v6 RENAME TO sessions;
+        CREATE INDEX sessions_by_uid ON sessions(uid, ord);
+        CREATE INDEX sessions_by_label ON sessions(label, ord) WHERE label IS NOT NULL;
+        CREATE INDEX sessions_wall_due ON sessions(wall_origin_ms + next_due_ms)
+            WHERE clock = 'wall' AND closed = 0 AND next_due_ms IS NOT NULL;
+        CREATE INDEX sessions_idle ON sessions(last_active_ms + ttl_ms) WHERE closed = 0 AND ttl_ms IS NOT NULL;
+        CREATE INDEX sessions_closed_at ON sessions(closed_at_ms) WHERE closed_at_ms IS NOT NULL;
+        CREATE INDEX sessions_hidden ON sessions(ord) WHERE closed = 2;
+        CREATE TABLE violations_v6 (
+            ord INTEGER PRIMARY KEY AUTOINCREMENT,
+            session INTEGER NOT NULL,
+            seq INTEGER NOT NULL,
+            code TEXT NOT NULL
+        );
+        INSERT INTO violations_v6 (ord, session, seq, code) SELECT ord, session, seq, code FROM violations;
+        DROP TABLE violations;
+        ALTER TABLE violations_v6 RENAME TO violations;
+        CREATE INDEX violations_by_code ON violations(code, ord);
+        CREATE INDEX violations_by_session ON violations(session, seq);
+        DROP TABLE idempotency;
+        CREATE TABLE idempotency (
+            session INTEGER NOT NULL,
+            key TEXT NOT NULL,
+            fingerprint BLOB NOT NULL,
+            response BLOB NOT NULL,
+            created_ms INTEGER NOT NULL,
+            PRIMARY KEY (session, key)
+        ) WITHOUT ROWID;
+        CREATE INDEX idempotency_by_age ON idempotency(created_ms);
         """,
     ]
 

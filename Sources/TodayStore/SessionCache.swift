@@ -41,11 +41,12 @@ final class SessionCache: @unchecked Sendable {
         return (entry.view, entry.stored)
     }
 
-    /// Keeps `view` only if the cached session is still at the version it was made from.
-    func remember(view: [UInt8], of id: String, version: Int) {
+    /// Keeps `view` only if the cached session is still the row and version it was made from
+    /// (a session removed and created again under its id starts over at version 1).
+    func remember(view: [UInt8], of id: String, version: StoredVersion) {
         lock.lock()
         defer { lock.unlock() }
-        guard entries[id]?.stored.session.version == version, entries[id]?.stored.isWall == false else { return }
+        guard entries[id]?.stored.version == version, entries[id]?.stored.isWall == false else { return }
         entries[id]?.view = view
     }
 

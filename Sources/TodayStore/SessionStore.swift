@@ -282,7 +282,7 @@ public final class SessionStore: @unchecked Sendable {
                     continue
                 }
             }
-            if let idempotency = pending.idempotency, let row = try transaction.idempotency(key: idempotency.key) {
+            if let idempotency = pending.idempotency, let row = try transaction.idempotency(ord: session.ord, key: idempotency.key) {
                 if row.fingerprint == idempotency.fingerprint {
                     pending.replayed = row.answer
                     pending.result = .success([])
@@ -301,7 +301,7 @@ public final class SessionStore: @unchecked Sendable {
                 case let .success(write):
                     latest[pending.sessionId] = write.stored
                     pending.result = .success([write])
-                    try remember(pending, [write], transaction)
+                    try remember(pending, [write], of: session, transaction)
                 case let .failure(refusal):
                     pending.result = .failure(.input(refusal))
                 }
@@ -313,7 +313,7 @@ public final class SessionStore: @unchecked Sendable {
                 try transaction.releaseSavepoint()
                 if let last = writes.last { latest[pending.sessionId] = last.stored }
                 pending.result = .success(writes)
-                try remember(pending, writes, transaction)
+                try remember(pending, writes, of: session, transaction)
             case let .failure(error):
                 try transaction.rollbackToSavepoint()
                 try transaction.releaseSavepoint()
@@ -324,11 +324,12 @@ public final class SessionStore: @unchecked Sendable {
     }
 
     /// Stores a keyed request's answer in the transaction that applies it.
-    private func remember(_ pending: GroupCommit.Pending, _ writes: [Write], _ transaction: any StorageTransaction) throws(StoreError) {
+    private func remember(_ pending: GroupCommit.Pending, _ writes: [Write], of session: StoredSession,
+                          _ transaction: any StorageTransaction) throws(StoreError) {
         guard let idempotency = pending.idempotency else { return }
         let answer = idempotency.render(writes)
         pending.rendered = answer
-        try transaction.insertIdempotency(key: idempotency.key, fingerprint: idempotency.fingerprint, answer: answer,
+        try transaction.insertIdempotency(ord: session.ord, key: idempotency.key, fingerprint: idempotency.fingerprint, answer: answer,
                                           createdMs: unixNow())
     }
 
@@ -415,9 +416,17 @@ public final class SessionStore: @unchecked Sendable {
     /// own transaction. Returns the ids of the sessions that changed.
     @discardableResult
     public func fireDueWallTimers() throws(StoreError) -> [String] {
-        let due = try storage.dueWallSessions(nowMs: unixNow())
-        for id in due { _ = try catchUp(id) }
-        return due
+        var fired: [String] = []
+        for id in try storage.dueWallSessions(nowMs: unixNow()) {
+            do throws(StoreError) {
+                _ = try catchUp(id)
+                fired.append(id)
+            } catch {
+                // Removed since it was found due: nothing to fire, the others still are.
+                guard case .sessionNotFound = error else { throw error }
+            }
+        }
+        return fired
     }
 
     /// Unix time (ms) of the earliest pending timer among `wall` sessions.
@@ -466,19 +475,19 @@ public final class SessionStore: @unchecked Sendable {
         if let (view, stored) = cache.view(id), !stored.isWall, try isCurrent(stored) {
             if let view { return view }
             let bytes = stored.viewBytes
-            cache.remember(view: bytes, of: id, version: stored.session.version)
+            cache.remember(view: bytes, of: id, version: stored.version)
             return bytes
         }
         let stored = try session(id)
         let bytes = stored.viewBytes
-        if !stored.isWall { cache.remember(view: bytes, of: id, version: stored.session.version) }
+        if !stored.isWall { cache.remember(view: bytes, of: id, version: stored.version) }
         return bytes
     }
 
     /// The view after a write, encoded once and kept for the reads that follow.
     public func viewBytes(after write: Write) -> [UInt8] {
         let bytes = write.stored.viewBytes
-        if !write.stored.isWall { cache.remember(view: bytes, of: write.stored.id, version: write.stored.session.version) }
+        if !write.stored.isWall { cache.remember(view: bytes, of: write.stored.id, version: write.stored.version) }
         return bytes
     }
 

@@ -84,8 +84,9 @@ protocol StorageTransaction {
     func record(ord: Int64, requestId: String) throws(StoreError) -> [UInt8]?
     func saveRecords(ord: Int64, _ records: [RequestRecord]) throws(StoreError)
 
-    func idempotency(key: String) throws(StoreError) -> (fingerprint: [UInt8], answer: [UInt8])?
-    func insertIdempotency(key: String, fingerprint: [UInt8], answer: [UInt8], createdMs: Millis) throws(StoreError)
+    /// The answer kept for `key` on session `ord` (keys are per session).
+    func idempotency(ord: Int64, key: String) throws(StoreError) -> (fingerprint: [UInt8], answer: [UInt8])?
+    func insertIdempotency(ord: Int64, key: String, fingerprint: [UInt8], answer: [UInt8], createdMs: Millis) throws(StoreError)
     func forgetIdempotency(createdBefore: Millis) throws(StoreError)
 
     /// Around one batch of steps: rolled back alone when a step is refused.
@@ -101,8 +102,8 @@ protocol StorageTransaction {
     func closedSessions(closedBeforeMs: Millis) throws(StoreError) -> [(ord: Int64, id: String)]
     /// Hides session `ord` from every read and frees its id (`closed = 2`, id `removing/<ord>`).
     func hide(ord: Int64) throws(StoreError)
-    /// Deletes up to `rows` timeline, violation and request rows of hidden session `ord`, and
-    /// the row itself once none is left; returns how many rows went.
+    /// Deletes up to `rows` timeline, violation and request rows of hidden session `ord` (and
+    /// its idempotency keys), and the row itself once none is left; returns how many rows went.
     func reclaim(ord: Int64, rows: Int) throws(StoreError) -> Int
     /// `closed` of row `ord` (2: hidden), `nil` when gone.
     func status(ord: Int64) throws(StoreError) -> Int?

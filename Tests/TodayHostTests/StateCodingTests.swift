@@ -74,4 +74,20 @@ import Testing
         #expect(decoded == config)
         #expect(throws: StateDecodingError.self) { try SessionConfig(stateBytes: [0x03] + current.dropFirst()) }
     }
+
+    /// The first schema stored states as JSON, with `ctx` a plain string (`"ctx":"home"`);
+    /// such a session still loads, with that string, and the JSON form round-trips any value.
+    @Test func aJSONStateWithAStringContextStillLoads() throws {
+        var runner = SessionRunner.make { $0.analytics = AnalyticsBase(did: "d", ctx: "home") }
+        try runner.apply(.gesture(.pull(requestId: "p1")))
+        let current = String(decoding: try JSONEncoder().encode(runner.session), as: UTF8.self)
+        let legacy = current.replacingOccurrences(of: #""context":"\"home\"""#, with: #""ctx":"home""#)
+        #expect(legacy != current, "the test rewrote the context into the old form")
+        let decoded = try JSONDecoder().decode(HostSession.self, from: Data(legacy.utf8))
+        #expect(decoded.config.analytics.ctx == .string("home"))
+        #expect(decoded == runner.session)
+
+        let object = SessionRunner.make { $0.analytics = AnalyticsBase(ctx: ["screen": "today", "n": 2]) }.session
+        #expect(try JSONDecoder().decode(HostSession.self, from: JSONEncoder().encode(object)) == object)
+    }
 }

@@ -28,6 +28,32 @@ import TodayHost
                       field: "Idempotency-Key")
     }
 
+    /// Keys are per session: the same key on another session is another key, and a session
+    /// removed takes its keys along — a retry against a new session under the same id is
+    /// applied to it, not answered from the removed one.
+    @Test func aKeyBelongsToItsSessionAndGoesWithIt() async throws {
+        let server = try TestServer()
+        let client = Client(server: server)
+        try await client.create(["uid": "u1", "id": "k1"])
+        try await client.create(["uid": "u1", "id": "k2"])
+        let body = #"{"type":"pull","requestId":"p1"}"#
+        #expect(try await post(client, "/v1/sessions/k1/gestures", body, key: "step-1").status == 200)
+        let elsewhere = try await post(client, "/v1/sessions/k2/gestures", body, key: "step-1")
+        #expect(elsewhere.status == 200)
+        #expect(elsewhere.header("Idempotent-Replayed") == nil, "another session's key is another key")
+        #expect((try await client.get("/v1/sessions/k2"))["version"] == 2)
+
+        #expect(try await client.delete("/v1/sessions/k1").status == 204)
+        try await client.create(["uid": "u2", "id": "k1"])
+        let again = try await post(client, "/v1/sessions/k1/gestures", body, key: "step-1")
+        #expect(again.status == 200)
+        #expect(again.header("Idempotent-Replayed") == nil, "the removed session's answer is gone with it")
+        let view = try await client.get("/v1/sessions/k1")
+        #expect(view["uid"] == "u2")
+        #expect(view["version"] == 2, "applied to the new session")
+        #expect(view["pull"]?["state"] == "refreshing")
+    }
+
     @Test func concurrentRetriesApplyOnceAndBatchesReplayToo() async throws {
         let server = try TestServer()
         let client = Client(server: server)

@@ -38,6 +38,19 @@ import TodayHost
         }
     }
 
+    /// A view rendered for a write (`viewBytes(after:)`) after its session was removed and a
+    /// new one created under the same id, both at version 1, must not become the new one's.
+    @Test func aLateViewOfARemovedSessionIsNotKeptForItsSuccessor() throws {
+        let (store, directory) = try temporaryStore()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let first = try store.create(id: "s1", config: SessionConfig(uid: "old-uid"))
+        #expect(try store.purge(id: "s1"))
+        _ = try store.create(id: "s1", config: SessionConfig(uid: "new-uid"))
+        _ = store.viewBytes(after: first)
+        let view = try JSON.parse(bytes: try store.viewBytes("s1"))
+        #expect(view["uid"] == "new-uid")
+    }
+
     @Test func aFailedCommitLeavesCacheAndDatabaseUntouched() throws {
         let (store, directory) = try temporaryStore()
         defer { try? FileManager.default.removeItem(at: directory) }

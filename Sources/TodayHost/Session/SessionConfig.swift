@@ -46,6 +46,35 @@ public struct AnalyticsBase: Codable, Equatable, Sendable {
         self.ctx = ctx
     }
 
+    private enum CodingKeys: String, CodingKey {
+        case did, sid, client_plat
+        /// Any JSON value (what is written now).
+        case context
+        /// A plain string: how states from before `ctx` was any value (format 1, and the JSON
+        /// states of the first schema) hold it. Read, never written.
+        case ctx
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        did = try container.decodeIfPresent(String.self, forKey: .did)
+        sid = try container.decodeIfPresent(String.self, forKey: .sid)
+        client_plat = try container.decodeIfPresent(String.self, forKey: .client_plat)
+        if let context = try container.decodeIfPresent(JSON.self, forKey: .context) {
+            ctx = context
+        } else {
+            ctx = try container.decodeIfPresent(String.self, forKey: .ctx).map(JSON.string)
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeIfPresent(did, forKey: .did)
+        try container.encodeIfPresent(sid, forKey: .sid)
+        try container.encodeIfPresent(client_plat, forKey: .client_plat)
+        try container.encodeIfPresent(ctx, forKey: .context)
+    }
+
     /// `uid` first, then the base fields that are set, in the API's order.
     func properties(uid: String) -> [(String, JSON)] {
         var members: [(String, JSON)] = [("uid", .string(uid))]

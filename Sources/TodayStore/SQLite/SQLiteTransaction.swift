@@ -71,12 +71,12 @@ struct SQLiteTransaction: StorageTransaction {
         }
     }
 
-    func idempotency(key: String) throws(StoreError) -> (fingerprint: [UInt8], answer: [UInt8])? {
-        try rows(statements.selectIdempotency, [.text(key)]) { (fingerprint: $0.blob(0), answer: $0.blob(1)) }.first
+    func idempotency(ord: Int64, key: String) throws(StoreError) -> (fingerprint: [UInt8], answer: [UInt8])? {
+        try rows(statements.selectIdempotency, [.integer(ord), .text(key)]) { (fingerprint: $0.blob(0), answer: $0.blob(1)) }.first
     }
 
-    func insertIdempotency(key: String, fingerprint: [UInt8], answer: [UInt8], createdMs: Millis) throws(StoreError) {
-        try run(statements.insertIdempotency, [.text(key), .blob(fingerprint), .blob(answer), .integer(createdMs)])
+    func insertIdempotency(ord: Int64, key: String, fingerprint: [UInt8], answer: [UInt8], createdMs: Millis) throws(StoreError) {
+        try run(statements.insertIdempotency, [.integer(ord), .text(key), .blob(fingerprint), .blob(answer), .integer(createdMs)])
     }
 
     func forgetIdempotency(createdBefore: Millis) throws(StoreError) {
@@ -108,7 +108,10 @@ struct SQLiteTransaction: StorageTransaction {
             try run(statement, chunk)
             removed += database.changes
         }
-        if removed == 0 { try run(statements.purgeSession, [.integer(ord)]) }
+        if removed == 0 {
+            try run(statements.reclaimIdempotency, [.integer(ord)])
+            try run(statements.purgeSession, [.integer(ord)])
+        }
         return removed
     }
 

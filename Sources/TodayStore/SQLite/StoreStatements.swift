@@ -26,6 +26,7 @@ final class StoreStatements {
     let selectIdempotency: Statement
     let insertIdempotency: Statement
     let purgeIdempotency: Statement
+    let reclaimIdempotency: Statement
     let insertViolation: Statement
     let sessionRecords: Statement
     let violationsPage: Statement
@@ -70,8 +71,10 @@ final class StoreStatements {
             "SELECT id FROM sessions WHERE closed = 0 AND ttl_ms IS NOT NULL AND last_active_ms + ttl_ms <= ? LIMIT 500")
         nextIdleExpiry = try database.prepare(
             "SELECT min(last_active_ms + ttl_ms) FROM sessions WHERE closed = 0 AND ttl_ms IS NOT NULL")
-        selectIdempotency = try database.prepare("SELECT fingerprint, response FROM idempotency WHERE key = ?")
-        insertIdempotency = try database.prepare("INSERT INTO idempotency (key, fingerprint, response, created_ms) VALUES (?, ?, ?, ?)")
+        selectIdempotency = try database.prepare("SELECT fingerprint, response FROM idempotency WHERE session = ? AND key = ?")
+        insertIdempotency = try database.prepare(
+            "INSERT INTO idempotency (session, key, fingerprint, response, created_ms) VALUES (?, ?, ?, ?, ?)")
+        reclaimIdempotency = try database.prepare("DELETE FROM idempotency WHERE session = ?")
         purgeIdempotency = try database.prepare("DELETE FROM idempotency WHERE created_ms <= ?")
         touchMarker = try database.prepare("PRAGMA user_version = \(Schema.currentVersion)")
         earliestClosedAt = try database.prepare("SELECT min(closed_at_ms) FROM sessions WHERE closed_at_ms IS NOT NULL")
