@@ -15,6 +15,9 @@ public final class StorageHealth: @unchecked Sendable {
         case moved
         /// The file fails otherwise (I/O error, read-only, damage).
         case failing
+        /// The database server (PostgreSQL) cannot be reached; writes resume once a connection
+        /// works again.
+        case unreachable
     }
 
     private let room: DiskRoom?
@@ -65,6 +68,11 @@ public final class StorageHealth: @unchecked Sendable {
         committed()
     }
 
+    /// The database server cannot be reached (a connection failed or was lost).
+    func unreachable(_ cause: String) {
+        change(to: .unreachable, cause, unless: .moved)
+    }
+
     /// The database file is gone from its path.
     func moved(_ path: String) {
         change(to: .moved, "the database file \(path) was deleted or replaced while the server ran; restart it to open the file at its path")
@@ -91,7 +99,7 @@ public final class StorageHealth: @unchecked Sendable {
     func shouldProbe() -> Bool {
         lock.lock()
         defer { lock.unlock() }
-        guard state == .full || state == .failing, Date().timeIntervalSince(lastProbe) >= 1 else { return false }
+        guard state == .full || state == .failing || state == .unreachable, Date().timeIntervalSince(lastProbe) >= 1 else { return false }
         lastProbe = Date()
         return true
     }
