@@ -23,12 +23,12 @@ struct EventHandlers: Sendable {
     /// `GET /v1/events?uid=`: every session of one account, from now on (`id:` is `session/seq`).
     func account(_ request: HTTPRequest, _: PathParameters) throws(APIError) -> HTTPResponse {
         guard let uid = try QueryParameters(request: request).identifier("uid") else { throw .invalidField("uid", "is required") }
-        var current: [(id: String, lastSeq: Int)] = []
+        var current: [(id: String, ord: Int64, lastSeq: Int)] = []
         var cursor: String?
         repeat {
             let page: SessionStore.SessionPage
             do throws(StoreError) { page = try store.list(uid: uid, label: request.scope.label, closed: nil, limit: 1000, after: cursor) } catch { throw APIError(error) }
-            current += page.sessions.map { ($0.id, $0.session.lastSeq) }
+            current += page.sessions.map { ($0.id, $0.ord, $0.session.lastSeq) }
             cursor = page.next
         } while cursor != nil
         return Self.streaming(request) { streams.follow(uid: uid, label: request.scope.label, currentSessions: current) }

@@ -12,7 +12,14 @@ public final class EventStreams: @unchecked Sendable {
         case session(id: String, after: Int)
         /// Every session of one account (of one label, for a label-bound token), each after
         /// its own `seq`.
-        case account(uid: String, label: String?, after: [String: Int])
+        case account(uid: String, label: String?, after: [String: Cursor])
+    }
+
+    /// How far an account stream got in one session. A session is its row, not its id: an id
+    /// purged and created again is another session, perhaps of another account.
+    private struct Cursor {
+        let ord: Int64
+        var seq: Int
     }
 
     private struct Subscriber {
@@ -52,8 +59,9 @@ public final class EventStreams: @unchecked Sendable {
     }
 
     /// A stream of every session of `uid` (with `label`, when given), from now on.
-    func follow(uid: String, label: String?, currentSessions: [(id: String, lastSeq: Int)]) -> EventStream {
-        subscribe(.account(uid: uid, label: label, after: Dictionary(currentSessions.map { ($0.id, $0.lastSeq) }, uniquingKeysWith: { $1 })))
+    func follow(uid: String, label: String?, currentSessions: [(id: String, ord: Int64, lastSeq: Int)]) -> EventStream {
+        let cursors = currentSessions.map { ($0.id, Cursor(ord: $0.ord, seq: $0.lastSeq)) }
+        return subscribe(.account(uid: uid, label: label, after: Dictionary(cursors, uniquingKeysWith: { $1 })))
     }
 
     private func subscribe(_ follow: Follow) -> EventStream {
@@ -136,10 +144,7 @@ public final class EventStreams: @unchecked Sendable {
                 var cursors = after
                 // A stream that was behind goes on for every session it follows.
                 for id in changedNow.union(freshNow.contains(key) ? Set(after.keys) : []) {
-                    guard let stored = try? store.session(id), stored.session.uid == uid || cursors[id] != nil,
-                          label == nil || stored.session.config.label == label
-                    else { continue }
-                    cursors[id] = send(sessionId: id, after: cursors[id] ?? 0, to: subscriber.stream, qualified: true)
+                    cursors[id] = sendAccountEntries(of: id, uid: uid, label: label, from: cursors[id], to: subscriber.stream)
                 }
                 follow = .account(uid: uid, label: label, after: cursors)
             }
@@ -148,6 +153,31 @@ public final class EventStreams: @unchecked Sendable {
             if subscribers[key] != nil { subscribers[key]?.follow = follow }
             lock.unlock()
         }
+    }
+
+    /// Sends an account stream what is new in session `id`; returns where it got, `nil` when
+    /// the session is not one it follows (any more). The session it follows goes on after an
+    /// `accountSwitch` (the switch is part of its story); a session it meets, or one created
+    /// again under a followed id, must be of the account and is sent from its start.
+    private func sendAccountEntries(of id: String, uid: String, label: String?, from cursor: Cursor?,
+                                    to stream: EventStream) -> Cursor? {
+        let stored: StoredSession
+        do throws(StoreError) {
+            stored = try store.session(id)
+        } catch {
+            if case .sessionNotFound = error { return nil }
+            return cursor  // the storage failed: the next change of it tries again
+        }
+        guard label == nil || stored.session.config.label == label else { return nil }
+        var next: Cursor
+        if let cursor, cursor.ord == stored.ord {
+            next = cursor
+        } else {
+            guard stored.session.uid == uid else { return nil }
+            next = Cursor(ord: stored.ord, seq: 0)
+        }
+        next.seq = send(sessionId: id, after: next.seq, to: stream, qualified: true)
+        return next
     }
 
     /// Sends a session's entries after `seq`; returns the new cursor. A purged session ends a

@@ -1,0 +1,65 @@
+import Foundation
+import Testing
+import TodayHost
+
+/// An id purged and created again names another session: whatever followed the first one (an
+/// account stream's cursor, a session stream, a long poll) must not carry on into the second.
+@Suite struct RecreatedIdTests {
+    typealias Listener = EventStreamTests.Listener
+
+    /// The ids of the events of `session` an account stream received (`session/seq`).
+    static func ids(of session: String, in listener: Listener) -> [String] {
+        listener.parsed.events.map(\.id).filter { $0.hasPrefix(session + "/") }
+    }
+
+    /// An account stream kept an id's cursor past its purge: the new session's first entries
+    /// (those up to the old session's last seq) never arrived.
+    @Test func anAccountStreamSendsASessionCreatedAgainUnderAFollowedIdFromItsStart() async throws {
+        let server = try TestServer()
+        let client = Client(server: server)
+        try await client.create(["uid": "acct", "id": "a1"])
+        _ = try await client.post("/v1/sessions/a1/lifecycle", ["type": "tabActivated", "requestId": "t1"])
+        _ = try await client.post("/v1/sessions/a1/gestures", ["type": "pull", "requestId": "p1"])
+        let oldLast = try #require(try await client.timeline("a1").last?["seq"]?.int64Value)
+        let listener = try Listener(server, "/v1/events?uid=acct")
+        await EventStreamTests().waitForStreams(server, 1)
+
+        #expect(try await client.delete("/v1/sessions/a1").status == 204)
+        try await client.create(["uid": "acct", "id": "a1"])
+        _ = try await client.post("/v1/sessions/a1/gestures", ["type": "pull", "requestId": "p2"])
+        let reborn = try await client.timeline("a1")
+        #expect(oldLast > 4, "the old cursor is past the new session's creation entries")
+        let events = await listener.until { events, _ in events.count >= reborn.count }.events
+        #expect(events.map(\.id) == reborn.map { "a1/\($0["seq"]!.int64Value!)" })
+        #expect(events.map(\.data) == reborn)
+    }
+
+    /// An account stream let its cursor stand in for the uid check: another account's session
+    /// created under the purged id leaked into it.
+    @Test func anAccountStreamDropsAPurgedIdCreatedAgainForAnotherAccount() async throws {
+        let server = try TestServer()
+        let client = Client(server: server)
+        try await client.create(["uid": "alice", "id": "x1"])
+        try await client.create(["uid": "alice", "id": "a9"])
+        let listener = try Listener(server, "/v1/events?uid=alice")
+        await EventStreamTests().waitForStreams(server, 1)
+        _ = try await client.post("/v1/sessions/x1/lifecycle", ["type": "tabActivated", "requestId": "t1"])
+        #expect(await eventually { Self.ids(of: "x1", in: listener).count == 2 }, "alice's x1 is followed")
+
+        #expect(try await client.delete("/v1/sessions/x1").status == 204)
+        try await client.create(["uid": "mallory", "id": "x1"])
+        for pull in 1...3 {
+            _ = try await client.post("/v1/sessions/x1/gestures", ["type": "pull", "requestId": .string("p\(pull)")])
+        }
+        // Two inputs of alice's a9, each waited for: the second is delivered after everything
+        // mallory's x1 committed before the first was, so a leak would be there by then.
+        _ = try await client.post("/v1/sessions/a9/lifecycle", ["type": "background"])
+        #expect(await eventually { Self.ids(of: "a9", in: listener).count >= 1 })
+        _ = try await client.post("/v1/sessions/a9/lifecycle", ["type": "foreground"])
+        let a9Entries = try await client.timeline("a9").count - 4
+        #expect(await eventually { Self.ids(of: "a9", in: listener).count == a9Entries })
+        let events = await listener.finish(within: 0).events
+        #expect(events.map(\.id).filter { $0.hasPrefix("x1/") } == ["x1/5", "x1/6"],
+                "mallory's x1 reached alice's stream: \(events.map(\.id))")
+    }
+}
