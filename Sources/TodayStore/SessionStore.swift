@@ -512,6 +512,8 @@ public final class SessionStore: @unchecked Sendable {
         public var more: Bool
         /// The session's last `seq` when the page was read (its `ETag`).
         public var lastSeq: Int
+        /// The session's row (`StoredSession.ord`) the entries are of.
+        public var ord: Int64
     }
 
     /// Entries after `seq`, oldest first, optionally of one kind.
@@ -522,7 +524,7 @@ public final class SessionStore: @unchecked Sendable {
         }
         let page = rows.prefix(limit)
         return TimelinePage(entries: page.map(\.1), next: page.last?.0 ?? seq, more: rows.count > limit,
-                            lastSeq: stored.session.lastSeq)
+                            lastSeq: stored.session.lastSeq, ord: stored.ord)
     }
 
     /// The session's verdict (M1–M9): its violations and how each native request ended.

@@ -11,13 +11,14 @@ struct EventHandlers: Sendable {
     /// `GET /v1/sessions/{id}/events`, resuming after `Last-Event-ID` (or `?after=`).
     func session(_ request: HTTPRequest, _ path: PathParameters) throws(APIError) -> HTTPResponse {
         let id = path["id"]
-        do throws(StoreError) { _ = try store.session(id) } catch { throw APIError(error) }
+        let ord: Int64
+        do throws(StoreError) { ord = try store.session(id).ord } catch { throw APIError(error) }
         var after = try QueryParameters(request: request).afterSeq()
         if let seq = try QueryParameters.cursor(request.header("Last-Event-ID"), field: "Last-Event-ID",
                                                 problem: "must be a seq this stream sent") {
             after = seq
         }
-        return Self.streaming(request) { streams.follow(session: id, after: after) }
+        return Self.streaming(request) { streams.follow(session: id, ord: ord, after: after) }
     }
 
     /// `GET /v1/events?uid=`: every session of one account, from now on (`id:` is `session/seq`).

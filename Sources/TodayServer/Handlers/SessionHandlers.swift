@@ -101,12 +101,14 @@ struct SessionHandlers: Sendable {
     }
 
     /// The page now; or, while it is empty and the wait has time left, a parked request that
-    /// looks again whenever the session's timeline grows.
+    /// looks again whenever the session's timeline grows. A look again is of the session it
+    /// parked on (its row, `ord`): purged, it is `404` even when the id was created again since.
     private func timelinePage(ifNoneMatch: String?, id: String, after: Int, limit: Int, kind: String?,
-                              until deadline: Date) throws(APIError) -> HTTPResponse {
+                              until deadline: Date, ord: Int64? = nil) throws(APIError) -> HTTPResponse {
         let page: SessionStore.TimelinePage
         do throws(StoreError) {
             page = try store.timeline(id, after: after, limit: limit, kind: kind)
+            if let ord, page.ord != ord { throw StoreError.sessionNotFound(id) }
         } catch {
             throw APIError(error)
         }
@@ -119,7 +121,7 @@ struct SessionHandlers: Sendable {
                 finish {
                     do throws(APIError) {
                         return try handlers.timelinePage(ifNoneMatch: ifNoneMatch, id: id, after: after, limit: limit,
-                                                         kind: kind, until: deadline)
+                                                         kind: kind, until: deadline, ord: page.ord)
                     } catch {
                         return error.response
                     }

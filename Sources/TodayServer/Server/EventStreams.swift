@@ -8,8 +8,8 @@ import TodayStore
 public final class EventStreams: @unchecked Sendable {
     /// What a stream follows and how far it got.
     private enum Follow {
-        /// One session, after `seq`.
-        case session(id: String, after: Int)
+        /// One session (row `ord`: the session the stream was opened on), after `seq`.
+        case session(id: String, ord: Int64, after: Int)
         /// Every session of one account (of one label, for a label-bound token), each after
         /// its own `seq`.
         case account(uid: String, label: String?, after: [String: Cursor])
@@ -53,9 +53,10 @@ public final class EventStreams: @unchecked Sendable {
         loop.start()
     }
 
-    /// A stream of one session's entries after `seq` (Last-Event-ID).
-    func follow(session id: String, after seq: Int) -> EventStream {
-        subscribe(.session(id: id, after: seq))
+    /// A stream of one session's entries after `seq` (Last-Event-ID); `ord`: its row when the
+    /// stream was asked for.
+    func follow(session id: String, ord: Int64, after seq: Int) -> EventStream {
+        subscribe(.session(id: id, ord: ord, after: seq))
     }
 
     /// A stream of every session of `uid` (with `label`, when given), from now on.
@@ -137,9 +138,11 @@ public final class EventStreams: @unchecked Sendable {
             if stopping { return }  // the stop waits for this loop: no more sending
             var follow = subscriber.follow
             switch follow {
-            case let .session(id, after):
-                guard freshNow.contains(key) || changedNow.contains(id) else { break }
-                follow = .session(id: id, after: send(sessionId: id, after: after, to: subscriber.stream, qualified: false))
+            case let .session(id, ord, after):
+                guard freshNow.contains(key) || changedNow.contains(id),
+                      let next = send(sessionId: id, ord: ord, after: after, to: subscriber.stream, qualified: false)
+                else { break }
+                follow = .session(id: id, ord: ord, after: next)
             case let .account(uid, label, after):
                 var cursors = after
                 // A stream that was behind goes on for every session it follows.
@@ -176,18 +179,22 @@ public final class EventStreams: @unchecked Sendable {
             guard stored.session.uid == uid else { return nil }
             next = Cursor(ord: stored.ord, seq: 0)
         }
-        next.seq = send(sessionId: id, after: next.seq, to: stream, qualified: true)
+        guard let seq = send(sessionId: id, ord: next.ord, after: next.seq, to: stream, qualified: true) else { return nil }
+        next.seq = seq
         return next
     }
 
-    /// Sends a session's entries after `seq`; returns the new cursor. A purged session ends a
-    /// single-session stream; a closed one ends it once everything was sent.
-    private func send(sessionId id: String, after seq: Int, to stream: EventStream, qualified: Bool) -> Int {
+    /// Sends the entries after `seq` of session `id` as row `ord`; returns the new cursor, `nil`
+    /// once the id names no such row (purged, perhaps created again since: another session,
+    /// never continued). That ends a single-session stream, as a closed session does once
+    /// everything was sent.
+    private func send(sessionId id: String, ord: Int64, after seq: Int, to stream: EventStream, qualified: Bool) -> Int? {
         var cursor = seq
         while true {
-            guard let page = try? store.timeline(id, after: cursor, limit: 500, kind: nil) else {
+            // The page's entries are all of the row it names: compared, not looked up apart.
+            guard let page = try? store.timeline(id, after: cursor, limit: 500, kind: nil), page.ord == ord else {
                 if !qualified { stream.close() }
-                return cursor
+                return nil
             }
             var bytes: [UInt8] = []
             for entry in page.entries {
@@ -205,7 +212,7 @@ public final class EventStreams: @unchecked Sendable {
                 return cursor
             }
         }
-        if !qualified, (try? store.session(id))?.session.isClosed == true { stream.close() }
+        if !qualified, let stored = try? store.session(id), stored.ord != ord || stored.session.isClosed { stream.close() }
         return cursor
     }
 }
