@@ -601,10 +601,14 @@ public final class SessionStore: @unchecked Sendable {
         try purgeSessions { transaction throws(StoreError) in try transaction.sessionsToPurge(label: label) }
     }
 
-    /// Ends and deletes session `id`, as `purge(label:)` does; `false` when there is none.
-    public func purge(id: String) throws(StoreError) -> Bool {
+    /// Ends and deletes session `id`, as `purge(label:)` does; `false` when there is none. With
+    /// `label` (a label-bound token's), only a session of that label: checked in the purge's own
+    /// transaction, so an id purged and created under another label meanwhile is not removed.
+    public func purge(id: String, label: String? = nil) throws(StoreError) -> Bool {
         try purgeSessions { transaction throws(StoreError) in
-            try transaction.session(id: id).map { [(ord: $0.ord, id: id)] } ?? []
+            guard let row = try transaction.session(id: id) else { return [] }
+            if let label, try StoredSession.decode(row.state).config.label != label { return [] }
+            return [(ord: row.ord, id: id)]
         } == 1
     }
 

@@ -133,10 +133,14 @@ struct SessionHandlers: Sendable {
     /// `DELETE /v1/sessions/{id}`: the session and everything recorded for it go, as
     /// `DELETE ?label=` does for many (an active one is not torn down first); afterwards every
     /// route of it is `404`, and its streams and long polls end. Teardown (H20), which keeps a
-    /// session readable, is the lifecycle input.
-    func purge(_: HTTPRequest, _ path: PathParameters) throws(APIError) -> HTTPResponse {
+    /// session readable, is the lifecycle input. A label-bound token's purge checks the label
+    /// again in the purge's own transaction: the id may have been purged and created under
+    /// another label since the route was confined to the token's label.
+    func purge(_ request: HTTPRequest, _ path: PathParameters) throws(APIError) -> HTTPResponse {
         do throws(StoreError) {
-            guard try store.purge(id: path["id"]) else { throw StoreError.sessionNotFound(path["id"]) }
+            guard try store.purge(id: path["id"], label: request.scope.label) else {
+                throw StoreError.sessionNotFound(path["id"])
+            }
             return HTTPResponse(status: 204)
         } catch {
             throw APIError(error)
