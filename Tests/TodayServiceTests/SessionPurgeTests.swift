@@ -13,6 +13,7 @@ import TodayStore
         ("GET", "/v1/sessions/s1/timeline", nil), ("GET", "/v1/sessions/s1/watchdogs", nil),
         ("GET", "/v1/sessions/s1/events", nil), ("GET", "/v1/sessions/s1/export", nil),
         ("GET", "/v1/sessions/s1/report", nil), ("GET", "/v1/sessions/s1/report?format=junit", nil),
+        ("GET", "/v1/sessions/s1/report/junit", nil),
         ("POST", "/v1/sessions/s1/gestures", #"{"type":"pull"}"#),
         ("POST", "/v1/sessions/s1/lifecycle", #"{"type":"teardown"}"#),
         ("POST", "/v1/sessions/s1/web-events", #"{"type":"todayPage.refreshStarted"}"#),
