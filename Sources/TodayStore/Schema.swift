@@ -8,7 +8,7 @@ public enum Durability: String, Sendable, CaseIterable {
 
 /// The database layout, versioned with `PRAGMA user_version` and migrated at start.
 enum Schema {
-    static let currentVersion: Int64 = 5
+    static let currentVersion: Int64 = 6
 
     /// `migrations[n]` takes a database from version `n` to `n + 1`.
     static let migrations: [String] = [
@@ -78,6 +78,41 @@ enum Schema {
         // for those deletions.
         """
         CREATE INDEX violations_by_session ON violations(session, seq);
+        CREATE INDEX sessions_hidden ON sessions(ord) WHERE closed = 2;
+        """,
+        // v6: a session's `ord` is never used again (AUTOINCREMENT). A row reclaimed after a
+        // purge freed its ord, and the next session took it when it was the largest: an id
+        // purged and created again could get its old ord back, and whatever followed the old
+        // session by its row (a stream, a long poll, a cached version) took the new one for it.
+        // SQLite adds AUTOINCREMENT only to a new table: the rows are copied.
+        """
+        CREATE TABLE sessions_v6 (
+            ord INTEGER PRIMARY KEY AUTOINCREMENT,
+            id TEXT NOT NULL UNIQUE,
+            uid TEXT NOT NULL,
+            label TEXT,
+            closed INTEGER NOT NULL DEFAULT 0,
+            clock TEXT NOT NULL,
+            wall_origin_ms INTEGER NOT NULL,
+            next_due_ms INTEGER,
+            version INTEGER NOT NULL,
+            state BLOB NOT NULL,
+            ttl_ms INTEGER,
+            last_active_ms INTEGER,
+            closed_at_ms INTEGER
+        );
+        INSERT INTO sessions_v6 (ord, id, uid, label, closed, clock, wall_origin_ms, next_due_ms, version, state,
+                                 ttl_ms, last_active_ms, closed_at_ms)
+            SELECT ord, id, uid, label, closed, clock, wall_origin_ms, next_due_ms, version, state,
+                   ttl_ms, last_active_ms, closed_at_ms FROM sessions;
+        DROP TABLE sessions;
+        ALTER TABLE sessions_v6 RENAME TO sessions;
+        CREATE INDEX sessions_by_uid ON sessions(uid, ord);
+        CREATE INDEX sessions_by_label ON sessions(label, ord) WHERE label IS NOT NULL;
+        CREATE INDEX sessions_wall_due ON sessions(wall_origin_ms + next_due_ms)
+            WHERE clock = 'wall' AND closed = 0 AND next_due_ms IS NOT NULL;
+        CREATE INDEX sessions_idle ON sessions(last_active_ms + ttl_ms) WHERE closed = 0 AND ttl_ms IS NOT NULL;
+        CREATE INDEX sessions_closed_at ON sessions(closed_at_ms) WHERE closed_at_ms IS NOT NULL;
         CREATE INDEX sessions_hidden ON sessions(ord) WHERE closed = 2;
         """,
     ]

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import TodayHost
-import TodayStore
+@testable import TodayStore
 
 /// An id purged and created again names another session: whatever followed the first one (an
 /// account stream's cursor, a session stream, a long poll) must not carry on into the second.
@@ -10,8 +10,9 @@ import TodayStore
 
     /// Creates an id again the moment its purge commits, on the purging thread, before the
     /// server's streams and long polls hear of the purge: when they look, the id already names
-    /// another session. The race a client that pipelines DELETE and a create wins at times,
-    /// won every time.
+    /// another session. The purged row is reclaimed first, as the reclaimer may have done by
+    /// then: the new row must not get its `ord` back. The race a client that pipelines DELETE
+    /// and a create wins at times, won every time.
     final class Recreation: @unchecked Sendable {
         private let lock = NSLock()
         // Guarded by `lock`.
@@ -32,6 +33,7 @@ import TodayStore
             }
             armed = nil
             lock.unlock()
+            try? store.reclaimRemovedSessions()
             _ = try? store.create(id: id, config: SessionConfig(uid: "u2"))
         }
     }
