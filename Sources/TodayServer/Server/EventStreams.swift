@@ -179,21 +179,22 @@ public final class EventStreams: @unchecked Sendable {
             guard stored.session.uid == uid else { return nil }
             next = Cursor(ord: stored.ord, seq: 0)
         }
-        guard let seq = send(sessionId: id, ord: next.ord, after: next.seq, to: stream, qualified: true) else { return nil }
-        next.seq = seq
+        if let seq = send(sessionId: id, ord: next.ord, after: next.seq, to: stream, qualified: true) { next.seq = seq }
         return next
     }
 
-    /// Sends the entries after `seq` of session `id` as row `ord`; returns the new cursor, `nil`
-    /// once the id names no such row (purged, perhaps created again since: another session,
-    /// never continued). That ends a single-session stream, as a closed session does once
-    /// everything was sent.
+    /// Sends the entries after `seq` of session `id` as row `ord`; returns the new cursor. A
+    /// single-session stream ends (`nil`) once the id names no such row (purged, perhaps created
+    /// again since: another session, never continued), as it does after a closed session's
+    /// last entry. An account stream keeps its place: its next look at the id finds the new row
+    /// (`sendAccountEntries`), or none.
     private func send(sessionId id: String, ord: Int64, after seq: Int, to stream: EventStream, qualified: Bool) -> Int? {
         var cursor = seq
         while true {
             // The page's entries are all of the row it names: compared, not looked up apart.
             guard let page = try? store.timeline(id, after: cursor, limit: 500, kind: nil), page.ord == ord else {
-                if !qualified { stream.close() }
+                if qualified { return cursor }
+                stream.close()
                 return nil
             }
             var bytes: [UInt8] = []
