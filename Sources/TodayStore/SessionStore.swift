@@ -521,6 +521,8 @@ public final class SessionStore: @unchecked Sendable {
         public var more: Bool
         /// The session's last `seq` when the page was read (its `ETag`).
         public var lastSeq: Int
+        /// The session's row (`StoredSession.ord`) the entries are of.
+        public var ord: Int64
     }
 
     /// Entries after `seq`, oldest first, optionally of one kind.
@@ -531,7 +533,7 @@ public final class SessionStore: @unchecked Sendable {
         }
         let page = rows.prefix(limit)
         return TimelinePage(entries: page.map(\.1), next: page.last?.0 ?? seq, more: rows.count > limit,
-                            lastSeq: stored.session.lastSeq)
+                            lastSeq: stored.session.lastSeq, ord: stored.ord)
     }
 
     /// The session's verdict (M1–M9): its violations and how each native request ended.
@@ -608,10 +610,14 @@ public final class SessionStore: @unchecked Sendable {
         try purgeSessions { transaction throws(StoreError) in try transaction.sessionsToPurge(label: label) }
     }
 
-    /// Ends and deletes session `id`, as `purge(label:)` does; `false` when there is none.
-    public func purge(id: String) throws(StoreError) -> Bool {
+    /// Ends and deletes session `id`, as `purge(label:)` does; `false` when there is none. With
+    /// `label` (a label-bound token's), only a session of that label: checked in the purge's own
+    /// transaction, so an id purged and created under another label meanwhile is not removed.
+    public func purge(id: String, label: String? = nil) throws(StoreError) -> Bool {
         try purgeSessions { transaction throws(StoreError) in
-            try transaction.session(id: id).map { [(ord: $0.ord, id: id)] } ?? []
+            guard let row = try transaction.session(id: id) else { return [] }
+            if let label, try StoredSession.decode(row.state).config.label != label { return [] }
+            return [(ord: row.ord, id: id)]
         } == 1
     }
 

@@ -6,8 +6,10 @@ public struct StoredSession: Sendable {
     public var session: HostSession
     /// Unix time (ms) of creation: a `wall` session's clock is the real time elapsed since (C1).
     public var wallOriginMs: Millis
-    /// The session's row key, for its timeline and ledger.
-    let ord: Int64
+    /// The session's row key, for its timeline and ledger. An id purged and created again is a
+    /// new row: whoever follows one session by its id (a stream, a long poll) compares this to
+    /// know it still reads the same session.
+    public let ord: Int64
 
     public var id: String { session.id }
     public var isWall: Bool { session.config.clock == .wall }

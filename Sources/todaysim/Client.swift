@@ -62,10 +62,12 @@ enum ClientCommands {
 
     private static let pathSegmentCharacters = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")
 
-    /// A URL a request can go to: http or https, a host, nothing after the path.
+    /// A URL a request can go to: http or https, a host, a TCP port if any, nothing after the path.
     static func isServerURL(_ text: String) -> Bool {
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
               let host = url.host, !host.isEmpty else { return false }
+        // Foundation takes any digits as a port; connecting to 99999 would fail as "cannot reach".
+        if let port = url.port, !(1...65535).contains(port) { return false }
         return url.query == nil && url.fragment == nil
     }
 

@@ -52,7 +52,8 @@ import Testing
     }
 
     @Test func aMalformedServerURLIsAUsageError() throws {
-        for url in ["notaurl", "ftp://127.0.0.1:8080", "http://", "127.0.0.1:8080", "http://127.0.0.1:8080/?x=1"] {
+        for url in ["notaurl", "ftp://127.0.0.1:8080", "http://", "127.0.0.1:8080", "http://127.0.0.1:8080/?x=1",
+                    "http://127.0.0.1:99999", "http://127.0.0.1:0"] {
             let report = try cli.run(["report", "s1", "--server", url])
             #expect(report.status == 2, "\(url): \(report.stderr)")
             #expect(report.stderr.hasPrefix("todaysim: --server \(url) is not a valid server URL"), "\(url): \(report.stderr)")

@@ -28,12 +28,17 @@ final class TestServer: @unchecked Sendable {
     let maxConnections: Int
     /// Rows per transaction when removing or forking.
     let chunkRows: Int
+    /// Sees each commit's changed session ids before the server's streams and long polls do
+    /// (on the committing thread), with the store: what it writes is there when they look.
+    let firstObserver: (@Sendable (SessionStore, [String]) -> Void)?
     private(set) var base: URL
     let logLines = LockedLines()
 
     init(retentionMs: Millis? = nil, token: String? = nil, labelTokens: [(token: String, label: String)] = [],
          allowedOrigins: [String] = [], maxConnections: Int = 4000, clock: ManualClock? = nil,
-         chunkRows: Int = SessionStore.defaultChunkRows) throws {
+         chunkRows: Int = SessionStore.defaultChunkRows,
+         firstObserver: (@Sendable (SessionStore, [String]) -> Void)? = nil) throws {
+        self.firstObserver = firstObserver
         self.maxConnections = maxConnections
         self.chunkRows = chunkRows
         self.retentionMs = retentionMs
@@ -58,6 +63,7 @@ final class TestServer: @unchecked Sendable {
         let log = RequestLog(enabled: true) { [logLines] line in logLines.append(line) }
         let store = try SessionStore(path: databasePath, chunkRows: chunkRows, unixNow: clock?.read ?? SessionStore.systemUnixNow)
         store.health.observe { [logLines] state, cause in logLines.append("storage \(state.rawValue): \(cause)") }
+        if let firstObserver { store.observeChanges { [unowned store] ids in firstObserver(store, ids) } }
         let scheduler = WallClockScheduler(store: store, log: log)
         let expiry = SessionExpiry(store: store, retentionMs: retentionMs, log: { line in log.note(line) })
         let service = TodayService(store: store, scheduler: scheduler, log: log, heartbeat: 0.3, expiry: expiry,

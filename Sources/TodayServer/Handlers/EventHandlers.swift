@@ -11,24 +11,25 @@ struct EventHandlers: Sendable {
     /// `GET /v1/sessions/{id}/events`, resuming after `Last-Event-ID` (or `?after=`).
     func session(_ request: HTTPRequest, _ path: PathParameters) throws(APIError) -> HTTPResponse {
         let id = path["id"]
-        do throws(StoreError) { _ = try store.session(id) } catch { throw APIError(error) }
+        let ord: Int64
+        do throws(StoreError) { ord = try store.session(id).ord } catch { throw APIError(error) }
         var after = try QueryParameters(request: request).afterSeq()
         if let seq = try QueryParameters.cursor(request.header("Last-Event-ID"), field: "Last-Event-ID",
                                                 problem: "must be a seq this stream sent") {
             after = seq
         }
-        return Self.streaming(request) { streams.follow(session: id, after: after) }
+        return Self.streaming(request) { streams.follow(session: id, ord: ord, after: after) }
     }
 
     /// `GET /v1/events?uid=`: every session of one account, from now on (`id:` is `session/seq`).
     func account(_ request: HTTPRequest, _: PathParameters) throws(APIError) -> HTTPResponse {
         guard let uid = try QueryParameters(request: request).identifier("uid") else { throw .invalidField("uid", "is required") }
-        var current: [(id: String, lastSeq: Int)] = []
+        var current: [(id: String, ord: Int64, lastSeq: Int)] = []
         var cursor: String?
         repeat {
             let page: SessionStore.SessionPage
             do throws(StoreError) { page = try store.list(uid: uid, label: request.scope.label, closed: nil, limit: 1000, after: cursor) } catch { throw APIError(error) }
-            current += page.sessions.map { ($0.id, $0.session.lastSeq) }
+            current += page.sessions.map { ($0.id, $0.ord, $0.session.lastSeq) }
             cursor = page.next
         } while cursor != nil
         return Self.streaming(request) { streams.follow(uid: uid, label: request.scope.label, currentSessions: current) }

@@ -8,8 +8,9 @@ struct ScriptHandlers: Sendable {
 
     /// `GET …/export?after=&limit=`: `{"create": body, "steps": [...], "closed", "next", "more"}`
     /// — `POST /v1/sessions` with `create`, then `POST …/steps` with each page's `steps` in turn,
-    /// rebuilds the same session (same ids, same timeline) on a `virtual` clock; `closed` (on
-    /// the page holding the teardown) then needs `{"type":"teardown"}`. A page holds at most
+    /// rebuilds the same session (same ids, same timeline) on a `virtual` clock; `closed` is true
+    /// on the page whose steps end with the teardown (`{"lifecycle":{"type":"teardown"}}`), so
+    /// replaying that page closes the copy too: nothing is left to send. A page holds at most
     /// `limit` (default and most: 1000, one `/steps` batch) steps, so a long session's export
     /// is never one unbounded answer; each page is its own transaction when replayed.
     func export(_ request: HTTPRequest, _ path: PathParameters) throws(APIError) -> HTTPResponse {

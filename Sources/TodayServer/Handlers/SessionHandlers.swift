@@ -101,12 +101,14 @@ struct SessionHandlers: Sendable {
     }
 
     /// The page now; or, while it is empty and the wait has time left, a parked request that
-    /// looks again whenever the session's timeline grows.
+    /// looks again whenever the session's timeline grows. A look again is of the session it
+    /// parked on (its row, `ord`): purged, it is `404` even when the id was created again since.
     private func timelinePage(ifNoneMatch: String?, id: String, after: Int, limit: Int, kind: String?,
-                              until deadline: Date) throws(APIError) -> HTTPResponse {
+                              until deadline: Date, ord: Int64? = nil) throws(APIError) -> HTTPResponse {
         let page: SessionStore.TimelinePage
         do throws(StoreError) {
             page = try store.timeline(id, after: after, limit: limit, kind: kind)
+            if let ord, page.ord != ord { throw StoreError.sessionNotFound(id) }
         } catch {
             throw APIError(error)
         }
@@ -119,7 +121,7 @@ struct SessionHandlers: Sendable {
                 finish {
                     do throws(APIError) {
                         return try handlers.timelinePage(ifNoneMatch: ifNoneMatch, id: id, after: after, limit: limit,
-                                                         kind: kind, until: deadline)
+                                                         kind: kind, until: deadline, ord: page.ord)
                     } catch {
                         return error.response
                     }
@@ -131,10 +133,14 @@ struct SessionHandlers: Sendable {
     /// `DELETE /v1/sessions/{id}`: the session and everything recorded for it go, as
     /// `DELETE ?label=` does for many (an active one is not torn down first); afterwards every
     /// route of it is `404`, and its streams and long polls end. Teardown (H20), which keeps a
-    /// session readable, is the lifecycle input.
-    func purge(_: HTTPRequest, _ path: PathParameters) throws(APIError) -> HTTPResponse {
+    /// session readable, is the lifecycle input. A label-bound token's purge checks the label
+    /// again in the purge's own transaction: the id may have been purged and created under
+    /// another label since the route was confined to the token's label.
+    func purge(_ request: HTTPRequest, _ path: PathParameters) throws(APIError) -> HTTPResponse {
         do throws(StoreError) {
-            guard try store.purge(id: path["id"]) else { throw StoreError.sessionNotFound(path["id"]) }
+            guard try store.purge(id: path["id"], label: request.scope.label) else {
+                throw StoreError.sessionNotFound(path["id"])
+            }
             return HTTPResponse(status: 204)
         } catch {
             throw APIError(error)

@@ -8,11 +8,18 @@ import TodayStore
 public final class EventStreams: @unchecked Sendable {
     /// What a stream follows and how far it got.
     private enum Follow {
-        /// One session, after `seq`.
-        case session(id: String, after: Int)
+        /// One session (row `ord`: the session the stream was opened on), after `seq`.
+        case session(id: String, ord: Int64, after: Int)
         /// Every session of one account (of one label, for a label-bound token), each after
         /// its own `seq`.
-        case account(uid: String, label: String?, after: [String: Int])
+        case account(uid: String, label: String?, after: [String: Cursor])
+    }
+
+    /// How far an account stream got in one session. A session is its row, not its id: an id
+    /// purged and created again is another session, perhaps of another account.
+    private struct Cursor {
+        let ord: Int64
+        var seq: Int
     }
 
     private struct Subscriber {
@@ -46,14 +53,16 @@ public final class EventStreams: @unchecked Sendable {
         loop.start()
     }
 
-    /// A stream of one session's entries after `seq` (Last-Event-ID).
-    func follow(session id: String, after seq: Int) -> EventStream {
-        subscribe(.session(id: id, after: seq))
+    /// A stream of one session's entries after `seq` (Last-Event-ID); `ord`: its row when the
+    /// stream was asked for.
+    func follow(session id: String, ord: Int64, after seq: Int) -> EventStream {
+        subscribe(.session(id: id, ord: ord, after: seq))
     }
 
     /// A stream of every session of `uid` (with `label`, when given), from now on.
-    func follow(uid: String, label: String?, currentSessions: [(id: String, lastSeq: Int)]) -> EventStream {
-        subscribe(.account(uid: uid, label: label, after: Dictionary(currentSessions.map { ($0.id, $0.lastSeq) }, uniquingKeysWith: { $1 })))
+    func follow(uid: String, label: String?, currentSessions: [(id: String, ord: Int64, lastSeq: Int)]) -> EventStream {
+        let cursors = currentSessions.map { ($0.id, Cursor(ord: $0.ord, seq: $0.lastSeq)) }
+        return subscribe(.account(uid: uid, label: label, after: Dictionary(cursors, uniquingKeysWith: { $1 })))
     }
 
     private func subscribe(_ follow: Follow) -> EventStream {
@@ -129,17 +138,16 @@ public final class EventStreams: @unchecked Sendable {
             if stopping { return }  // the stop waits for this loop: no more sending
             var follow = subscriber.follow
             switch follow {
-            case let .session(id, after):
-                guard freshNow.contains(key) || changedNow.contains(id) else { break }
-                follow = .session(id: id, after: send(sessionId: id, after: after, to: subscriber.stream, qualified: false))
+            case let .session(id, ord, after):
+                guard freshNow.contains(key) || changedNow.contains(id),
+                      let next = send(sessionId: id, ord: ord, after: after, to: subscriber.stream, qualified: false)
+                else { break }
+                follow = .session(id: id, ord: ord, after: next)
             case let .account(uid, label, after):
                 var cursors = after
                 // A stream that was behind goes on for every session it follows.
                 for id in changedNow.union(freshNow.contains(key) ? Set(after.keys) : []) {
-                    guard let stored = try? store.session(id), stored.session.uid == uid || cursors[id] != nil,
-                          label == nil || stored.session.config.label == label
-                    else { continue }
-                    cursors[id] = send(sessionId: id, after: cursors[id] ?? 0, to: subscriber.stream, qualified: true)
+                    cursors[id] = sendAccountEntries(of: id, uid: uid, label: label, from: cursors[id], to: subscriber.stream)
                 }
                 follow = .account(uid: uid, label: label, after: cursors)
             }
@@ -150,14 +158,44 @@ public final class EventStreams: @unchecked Sendable {
         }
     }
 
-    /// Sends a session's entries after `seq`; returns the new cursor. A purged session ends a
-    /// single-session stream; a closed one ends it once everything was sent.
-    private func send(sessionId id: String, after seq: Int, to stream: EventStream, qualified: Bool) -> Int {
+    /// Sends an account stream what is new in session `id`; returns where it got, `nil` when
+    /// the session is not one it follows (any more). The session it follows goes on after an
+    /// `accountSwitch` (the switch is part of its story); a session it meets, or one created
+    /// again under a followed id, must be of the account and is sent from its start.
+    private func sendAccountEntries(of id: String, uid: String, label: String?, from cursor: Cursor?,
+                                    to stream: EventStream) -> Cursor? {
+        let stored: StoredSession
+        do throws(StoreError) {
+            stored = try store.session(id)
+        } catch {
+            if case .sessionNotFound = error { return nil }
+            return cursor  // the storage failed: the next change of it tries again
+        }
+        guard label == nil || stored.session.config.label == label else { return nil }
+        var next: Cursor
+        if let cursor, cursor.ord == stored.ord {
+            next = cursor
+        } else {
+            guard stored.session.uid == uid else { return nil }
+            next = Cursor(ord: stored.ord, seq: 0)
+        }
+        if let seq = send(sessionId: id, ord: next.ord, after: next.seq, to: stream, qualified: true) { next.seq = seq }
+        return next
+    }
+
+    /// Sends the entries after `seq` of session `id` as row `ord`; returns the new cursor. A
+    /// single-session stream ends (`nil`) once the id names no such row (purged, perhaps created
+    /// again since: another session, never continued), as it does after a closed session's
+    /// last entry. An account stream keeps its place: its next look at the id finds the new row
+    /// (`sendAccountEntries`), or none.
+    private func send(sessionId id: String, ord: Int64, after seq: Int, to stream: EventStream, qualified: Bool) -> Int? {
         var cursor = seq
         while true {
-            guard let page = try? store.timeline(id, after: cursor, limit: 500, kind: nil) else {
-                if !qualified { stream.close() }
-                return cursor
+            // The page's entries are all of the row it names: compared, not looked up apart.
+            guard let page = try? store.timeline(id, after: cursor, limit: 500, kind: nil), page.ord == ord else {
+                if qualified { return cursor }
+                stream.close()
+                return nil
             }
             var bytes: [UInt8] = []
             for entry in page.entries {
@@ -175,7 +213,7 @@ public final class EventStreams: @unchecked Sendable {
                 return cursor
             }
         }
-        if !qualified, (try? store.session(id))?.session.isClosed == true { stream.close() }
+        if !qualified, let stored = try? store.session(id), stored.ord != ord || stored.session.isClosed { stream.close() }
         return cursor
     }
 }
