@@ -6,11 +6,12 @@ ensure_build_dependencies() {
     if command -v pkg-config >/dev/null 2>&1; then
         pkg-config --exists libmicrohttpd || missing+=(libmicrohttpd-dev)
         pkg-config --exists sqlite3 || missing+=(libsqlite3-dev)
+        pkg-config --exists libpq || missing+=(libpq-dev)
     else
-        missing+=(libmicrohttpd-dev libsqlite3-dev)
+        missing+=(libmicrohttpd-dev libsqlite3-dev libpq-dev)
     fi
     install_packages "${missing[@]}"
-    pkg-config --exists libmicrohttpd sqlite3
+    pkg-config --exists libmicrohttpd sqlite3 libpq
 }
 
 # curl and jq drive the scenario scripts; python3 picks them a free port.
