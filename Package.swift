@@ -45,8 +45,10 @@ let package = Package(
         .executableTarget(name: "todaysim-bench", dependencies: ["TodayStore", "TodayHost"]),
         .testTarget(name: "TodayHostTests", dependencies: ["TodayHost"]),
         .testTarget(name: "SystemLibrariesTests", dependencies: ["CMicroHTTPD", "CSQLite", "CPostgres"]),
-        .testTarget(name: "TodayStoreTests", dependencies: ["TodayStore", "TodayHost"]),
-        .testTarget(name: "TodayServiceTests", dependencies: ["TodayServer", "TodayStore", "TodayHost"]),
+        // What several test targets share: a throwaway PostgreSQL and a fresh database per test.
+        .target(name: "TodayTestSupport", dependencies: ["TodayStore"], path: "Tests/TodayTestSupport"),
+        .testTarget(name: "TodayStoreTests", dependencies: ["TodayStore", "TodayHost", "TodayTestSupport"]),
+        .testTarget(name: "TodayServiceTests", dependencies: ["TodayServer", "TodayStore", "TodayHost", "TodayTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
