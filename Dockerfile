@@ -2,7 +2,7 @@
 # own machines, so this file has not been built there: Scripts/check-dockerfile (in Scripts/test)
 # checks instead that it copies every path Package.swift needs and uses the project's Swift.
 FROM swift:6.3-bookworm AS build
-RUN apt-get update && apt-get install -y --no-install-recommends libmicrohttpd-dev libsqlite3-dev pkg-config \
+RUN apt-get update && apt-get install -y --no-install-recommends libmicrohttpd-dev libsqlite3-dev libpq-dev pkg-config \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY Package.swift ./
@@ -17,7 +17,7 @@ RUN swift build -c release --product todaysim \
 
 # The binary embeds the OpenAPI document, the dashboard and bridge.js: it is the whole server.
 FROM swift:6.3-bookworm-slim
-RUN apt-get update && apt-get install -y --no-install-recommends libmicrohttpd12 libsqlite3-0 curl \
+RUN apt-get update && apt-get install -y --no-install-recommends libmicrohttpd12 libsqlite3-0 libpq5 curl \
     && rm -rf /var/lib/apt/lists/*
 COPY --from=build /out/todaysim /opt/todaysim/todaysim
 VOLUME /data

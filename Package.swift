@@ -23,8 +23,13 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
-        // Sessions, timelines and request ledgers in SQLite.
-        .target(name: "TodayStore", dependencies: ["TodayHost", "CSQLite"]),
+        .systemLibrary(
+            name: "CPostgres",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
+        ),
+        // Sessions, timelines and request ledgers in SQLite (or PostgreSQL).
+        .target(name: "TodayStore", dependencies: ["TodayHost", "CSQLite", "CPostgres"]),
         // Builds a file of a target into the binary as a Swift source, so one file is the whole server.
         .executableTarget(name: "embed-file"),
         .plugin(name: "EmbedFiles", capability: .buildTool(), dependencies: ["embed-file"]),
@@ -39,9 +44,11 @@ let package = Package(
         // The storage ceiling Scripts/bench compares the service against.
         .executableTarget(name: "todaysim-bench", dependencies: ["TodayStore", "TodayHost"]),
         .testTarget(name: "TodayHostTests", dependencies: ["TodayHost"]),
-        .testTarget(name: "SystemLibrariesTests", dependencies: ["CMicroHTTPD", "CSQLite"]),
-        .testTarget(name: "TodayStoreTests", dependencies: ["TodayStore", "TodayHost"]),
-        .testTarget(name: "TodayServiceTests", dependencies: ["TodayServer", "TodayStore", "TodayHost"]),
+        .testTarget(name: "SystemLibrariesTests", dependencies: ["CMicroHTTPD", "CSQLite", "CPostgres"]),
+        // What several test targets share: a throwaway PostgreSQL and a fresh database per test.
+        .target(name: "TodayTestSupport", dependencies: ["TodayStore"], path: "Tests/TodayTestSupport"),
+        .testTarget(name: "TodayStoreTests", dependencies: ["TodayStore", "TodayHost", "TodayTestSupport"]),
+        .testTarget(name: "TodayServiceTests", dependencies: ["TodayServer", "TodayStore", "TodayHost", "TodayTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -6,20 +6,31 @@ ensure_build_dependencies() {
     if command -v pkg-config >/dev/null 2>&1; then
         pkg-config --exists libmicrohttpd || missing+=(libmicrohttpd-dev)
         pkg-config --exists sqlite3 || missing+=(libsqlite3-dev)
+        pkg-config --exists libpq || missing+=(libpq-dev)
     else
-        missing+=(libmicrohttpd-dev libsqlite3-dev)
+        missing+=(libmicrohttpd-dev libsqlite3-dev libpq-dev)
     fi
     install_packages "${missing[@]}"
-    pkg-config --exists libmicrohttpd sqlite3
+    pkg-config --exists libmicrohttpd sqlite3 libpq
 }
 
-# curl and jq drive the scenario scripts; python3 picks them a free port.
+# curl and jq drive the scenario scripts; python3 picks them a free port; the tests run a
+# throwaway PostgreSQL (Scripts/postgres) from Debian's server binaries.
 ensure_test_tools() {
     local missing=()
     command -v curl >/dev/null 2>&1 || missing+=(curl)
     command -v jq >/dev/null 2>&1 || missing+=(jq)
     command -v python3 >/dev/null 2>&1 || missing+=(python3)
+    postgres_bin_dir >/dev/null || missing+=(postgresql)
     install_packages "${missing[@]}"
+}
+
+# PostgreSQL's server binaries live in /usr/lib/postgresql/<major>/bin, off PATH; the newest wins.
+postgres_bin_dir() {
+    local dir
+    dir=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -t/ -k5,5n | tail -n 1)
+    [ -n "$dir" ] && [ -x "$dir/initdb" ] && [ -x "$dir/pg_ctl" ] && [ -x "$dir/pg_isready" ] || return 1
+    echo "$dir"
 }
 
 # Debian's python3 makes virtual environments (with pip) only with python3-venv installed

@@ -1,4 +1,5 @@
 import CMicroHTTPD
+import CPostgres
 import CSQLite
 import Testing
 
@@ -14,5 +15,12 @@ import Testing
     @Test func sqliteIsLinkedAndThreadSafe() {
         #expect(sqlite3_libversion_number() >= 3_035_000)
         #expect(sqlite3_threadsafe() != 0)
+    }
+
+    /// libpq 13 or newer (the wrapper's URIs and `PQconninfoParse` are older; Debian 12 ships
+    /// 15), built thread-safe, so connections may live on different threads.
+    @Test func libpqIsLinkedAndThreadSafe() {
+        #expect(PQlibVersion() >= 130_000, "libpq \(PQlibVersion())")
+        #expect(PQisthreadsafe() == 1)
     }
 }

@@ -1,0 +1,112 @@
+import CPostgres
+import Glibc
+
+/// Owns one libpq connection. Not thread-safe: its owner serializes access (libpq allows one
+/// statement in flight per connection).
+public final class PostgresConnection {
+    let handle: OpaquePointer
+    /// Where this connects to, password masked: what errors and logs may show.
+    public let target: String
+
+    /// Connects to `uri` (a libpq URI or `key=value` string). `connectTimeout` (seconds) bounds
+    /// each attempt against an unreachable host; the string's own `connect_timeout` wins.
+    public init(uri: String, connectTimeout: Int = 10) throws(PostgresError) {
+        let connectionString = ConnectionString(uri)
+        // Arrays are read in order and a later keyword wins, so the expanded `dbname` (the whole
+        // string) overrides the defaults given before it.
+        let keywords = ["connect_timeout", "application_name", "dbname"]
+        let values = [String(max(connectTimeout, 1)), "todaysim", uri]
+        let connection = withCStrings(keywords) { keywords in
+            withCStrings(values) { values in PQconnectdbParams(keywords, values, 1) }
+        }
+        guard let connection, PQstatus(connection) == CONNECTION_OK else {
+            let message = connection.map { Self.lastMessage($0) } ?? "out of memory"
+            PQfinish(connection)
+            throw PostgresError(sqlState: nil,
+                                message: "cannot connect to \(connectionString.redacted): \(connectionString.scrubbed(message))",
+                                connectionBroken: true)
+        }
+        handle = connection
+        target = connectionString.redacted
+        // libpq prints NOTICE/WARNING messages to stderr by default; they are not errors and the
+        // service's log is its own.
+        PQsetNoticeReceiver(handle, { _, _ in }, nil)
+    }
+
+    deinit {
+        PQfinish(handle)
+    }
+
+    /// `uri` with its password masked, for messages and logs.
+    public static func redacted(_ uri: String) -> String { ConnectionString(uri).redacted }
+
+    /// Whether the connection is gone (`CONNECTION_BAD`): every statement will fail; open another.
+    public var isBroken: Bool { PQstatus(handle) == CONNECTION_BAD }
+
+    /// Runs `sql`. Without parameters it may hold several statements (the result is the last
+    /// one's, in text format); with parameters it is one statement and its result is binary.
+    @discardableResult
+    public func execute(_ sql: String, _ parameters: [PostgresValue] = []) throws(PostgresError) -> PostgresResult {
+        if parameters.isEmpty {
+            return try checked(PQexec(handle, sql), sql: sql)
+        }
+        let result = PostgresParameters.withParameters(parameters) { count, types, values, lengths, formats in
+            PQexecParams(handle, sql, count, types, values, lengths, formats, 1)
+        }
+        return try checked(result, sql: sql)
+    }
+
+    /// Prepares `sql` once as `name` for `run`; parameter types are inferred from the statement
+    /// (a `.bytes` parameter must stand where `bytea` is expected, e.g. a `bytea` column or `$1::bytea`).
+    public func prepare(_ name: String, _ sql: String) throws(PostgresError) {
+        try checked(PQprepare(handle, name, sql, 0, nil), sql: sql)
+        prepared[name] = sql
+    }
+
+    /// Runs the statement prepared as `name`; the result is binary.
+    @discardableResult
+    public func run(_ name: String, _ parameters: [PostgresValue] = []) throws(PostgresError) -> PostgresResult {
+        let sql = prepared[name] ?? "prepared statement \(name)"
+        let result = PostgresParameters.withParameters(parameters) { count, _, values, lengths, formats in
+            PQexecPrepared(handle, name, count, values, lengths, formats, 1)
+        }
+        return try checked(result, sql: sql)
+    }
+
+    /// The SQL of each prepared statement, for error messages.
+    private var prepared: [String: String] = [:]
+
+    /// The result of a statement, or its failure as a `PostgresError`.
+    @discardableResult
+    func checked(_ result: OpaquePointer?, sql: String) throws(PostgresError) -> PostgresResult {
+        guard let result else {
+            throw PostgresError(sqlState: nil, message: Self.lastMessage(handle), sql: sql, connectionBroken: isBroken)
+        }
+        switch PQresultStatus(result) {
+        case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
+            return PostgresResult(handle: result, sql: sql)
+        default:
+            let sqlState = PQresultErrorField(result, todaysim_pg_diag_sqlstate()).map { String(cString: $0) }
+            var message = PQresultErrorMessage(result).map { String(cString: $0) } ?? ""
+            if message.isEmpty { message = "unexpected result \(String(cString: PQresStatus(PQresultStatus(result))))" }
+            PQclear(result)
+            throw PostgresError(sqlState: sqlState, message: Self.trimmed(message), sql: sql, connectionBroken: isBroken)
+        }
+    }
+
+    private static func lastMessage(_ connection: OpaquePointer) -> String {
+        trimmed(PQerrorMessage(connection).map { String(cString: $0) } ?? "")
+    }
+
+    /// libpq's messages end in a newline and may span lines; an error is one line of a log.
+    private static func trimmed(_ message: String) -> String {
+        message.split(whereSeparator: \.isNewline).map { $0.trimmingPrefix(while: \.isWhitespace) }.joined(separator: " ")
+    }
+}
+
+/// `strings` as a NULL-terminated array of C strings, valid inside `body`.
+private func withCStrings<T>(_ strings: [String], _ body: ([UnsafePointer<CChar>?]) -> T) -> T {
+    let copies = strings.map { strdup($0) }
+    defer { copies.forEach { free($0) } }
+    return body(copies.map { UnsafePointer($0) } + [nil])
+}

@@ -1,0 +1,77 @@
+/// A value bound to a statement parameter (`$1`, `$2`, …).
+///
+/// On the wire: `.bytes` goes in binary format, declared `bytea` — no escaping, zero bytes and
+/// all. `.int64` goes as text, which the server parses as whatever type it inferred for the
+/// parameter: a prepared statement's parameter types come from its context (`version = $1` on a
+/// `bigint` is `int8`, but `$1 + 1` or a comparison with an `integer` column is `int4`), and an
+/// 8-byte binary value sent for an `int4` parameter is a protocol error, while text is range
+/// checked like any literal. Twenty characters instead of eight bytes is nothing beside the round
+/// trip.
+public enum PostgresValue: Sendable, Equatable {
+    case null
+    case int64(Int64)
+    case text(String)
+    case bytes([UInt8])
+
+    public static func text(_ value: String?) -> PostgresValue { value.map(PostgresValue.text) ?? .null }
+    public static func int(_ value: Int) -> PostgresValue { .int64(Int64(value)) }
+
+    /// Type OIDs of `pg_type` this wrapper reads and writes (fixed by PostgreSQL's catalog).
+    enum TypeOID {
+        static let bool: UInt32 = 16
+        static let bytea: UInt32 = 17
+        static let int8: UInt32 = 20
+        static let int2: UInt32 = 21
+        static let int4: UInt32 = 23
+        static let text: UInt32 = 25
+        /// `name`, `text`, `json`, `unknown`, `bpchar`, `varchar`.
+        static let textLike: Set<UInt32> = [19, 25, 114, 705, 1042, 1043]
+    }
+}
+
+/// The C arrays `PQexecParams`/`PQexecPrepared` take, built from `PostgresValue`s and valid only
+/// inside `withParameters`.
+enum PostgresParameters {
+    /// Calls `body(count, types, values, lengths, formats)`; `types` declares `bytea` for bytes
+    /// and leaves the rest (0) to the server's inference.
+    static func withParameters<T>(
+        _ values: [PostgresValue],
+        _ body: (Int32, [UInt32], [UnsafePointer<CChar>?], [Int32], [Int32]) -> T
+    ) -> T {
+        var encoded: [[CChar]] = []
+        var types: [UInt32] = []
+        var lengths: [Int32] = []
+        var formats: [Int32] = []
+        for value in values {
+            switch value {
+            case .null:
+                encoded.append([])
+                types.append(0); lengths.append(0); formats.append(0)
+            case let .int64(number):
+                encoded.append(Array(String(number).utf8CString))
+                types.append(0); lengths.append(0); formats.append(0)
+            case let .text(text):
+                encoded.append(Array(text.utf8CString))
+                types.append(0); lengths.append(0); formats.append(0)
+            case let .bytes(bytes):
+                // libpq reads a binary value's length, not a terminator; empty still needs an address.
+                encoded.append(bytes.isEmpty ? [0] : bytes.map { CChar(bitPattern: $0) })
+                types.append(PostgresValue.TypeOID.bytea); lengths.append(Int32(bytes.count)); formats.append(1)
+            }
+        }
+        // One buffer holds every value for the duration of the call.
+        let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: max(1, encoded.reduce(0) { $0 + $1.count }))
+        defer { buffer.deallocate() }
+        var pointers: [UnsafePointer<CChar>?] = []
+        var offset = 0
+        for (value, bytes) in zip(values, encoded) {
+            guard value != .null else { pointers.append(nil); continue }
+            bytes.withUnsafeBufferPointer { source in
+                (buffer + offset).initialize(from: source.baseAddress!, count: source.count)
+            }
+            pointers.append(UnsafePointer(buffer + offset))
+            offset += bytes.count
+        }
+        return body(Int32(values.count), types, pointers, lengths, formats)
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import Testing
+import TodayStore
+import TodayTestSupport
+
+/// How the libpq owner reports a database out of reach, a lock cycle, and never a password.
+@Suite struct PostgresFailureTests {
+    @Test func aDeadPortIsAConnectionErrorAtOnceWithThePasswordMasked() throws {
+        let port = unusedLoopbackPort()
+        for uri in ["postgres://todaysim:s3cret-pw@127.0.0.1:\(port)/todaysim",
+                    "host=127.0.0.1 port=\(port) user=todaysim password=s3cret-pw dbname=todaysim"] {
+            let started = Date()
+            let error = #expect(throws: PostgresError.self) { try PostgresConnection(uri: uri, connectTimeout: 5) }
+            #expect(Date().timeIntervalSince(started) < 5, "a refused connection fails at once")
+            #expect(error?.isConnectionLost == true)
+            let text = "\(error.map(String.init(describing:)) ?? "") \(error?.message ?? "")"
+            #expect(!text.contains("s3cret-pw"), "\(text)")
+            #expect(text.contains("127.0.0.1") && text.contains("***"), "\(text)")
+        }
+    }
+
+    @Test func aServerStoppedUnderALiveConnectionIsAConnectionLost() throws {
+        let server = try PostgresServer()
+        let connection = try PostgresConnection(uri: server.uri)
+        #expect(try connection.execute("SELECT 1").int64(0, 0) == 1)
+        try server.stop()
+        for _ in 0..<2 {
+            let error = #expect(throws: PostgresError.self) { try connection.execute("SELECT 1") }
+            #expect(error?.isConnectionLost == true, "\(error.map(String.init(describing:)) ?? "")")
+        }
+        #expect(connection.isBroken)
+        // Started again, the same URI reaches it (a restart keeps the port).
+        try server.start()
+        #expect(try PostgresConnection(uri: server.uri).execute("SELECT 2").int64(0, 0) == 2)
+    }
+
+    @Test func aLockCycleIsADeadlockForOneOfTheTwo() throws {
+        try TestPostgres.withDatabase { uri in
+            let first = try PostgresConnection(uri: uri)
+            let second = try PostgresConnection(uri: uri)
+            try first.execute("CREATE TABLE t (id bigint PRIMARY KEY); INSERT INTO t VALUES (1), (2)")
+            try first.execute("BEGIN; SELECT id FROM t WHERE id = 1 FOR UPDATE")
+            try second.execute("BEGIN; SELECT id FROM t WHERE id = 2 FOR UPDATE")
+            // The first waits for row 2 on a thread of its own; the second then closes the cycle.
+            // Whichever PostgreSQL aborts releases its locks, and the other gets its row.
+            let firstOutcome = Outcome()
+            let firstOnThread = UncheckedSendable(first)
+            Thread {
+                let result = Result { try firstOnThread.value.execute("SELECT id FROM t WHERE id = 2 FOR UPDATE") }
+                firstOutcome.set(result.map { _ in () })
+            }.start()
+            let secondOutcome = Result { try second.execute("SELECT id FROM t WHERE id = 1 FOR UPDATE") }.map { _ in () }
+            try second.execute("ROLLBACK")
+            let outcomes = [firstOutcome.wait(), secondOutcome]
+            try first.execute("ROLLBACK")
+            let deadlocks = outcomes.filter { if case let .failure(error as PostgresError) = $0 { error.isDeadlock } else { false } }
+            #expect(deadlocks.count == 1, "\(outcomes)")
+        }
+    }
+}
+
+/// A connection handed to one other thread, used by one thread at a time.
+private struct UncheckedSendable<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}
+
+/// A result handed from a thread, waited for once.
+private final class Outcome: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var result: Result<Void, any Error>?
+
+    func set(_ value: Result<Void, any Error>) {
+        condition.lock()
+        result = value
+        condition.signal()
+        condition.unlock()
+    }
+
+    func wait() -> Result<Void, any Error> {
+        condition.lock()
+        defer { condition.unlock() }
+        while result == nil { condition.wait() }
+        return result!
+    }
+}
