@@ -81,6 +81,24 @@ public final class SessionStore: @unchecked Sendable {
                   chunkRows: chunkRows, unixNow: unixNow)
     }
 
+    /// Opens `database`: a PostgreSQL URI (`postgres://…` or `postgresql://…`, shared by any
+    /// number of servers) or else the path of a SQLite file (or `:memory:`).
+    public static func open(_ database: String, durability: Durability = .normal, cacheCapacity: Int = 4096,
+                            chunkRows: Int = SessionStore.defaultChunkRows,
+                            unixNow: @escaping @Sendable () -> Millis = SessionStore.systemUnixNow) throws(StoreError) -> SessionStore {
+        guard isPostgres(database) else {
+            return try SessionStore(path: database, durability: durability, cacheCapacity: cacheCapacity, chunkRows: chunkRows,
+                                    unixNow: unixNow)
+        }
+        return SessionStore(storage: try PostgresStorage(uri: database), cacheCapacity: cacheCapacity, chunkRows: chunkRows,
+                            unixNow: unixNow)
+    }
+
+    /// Whether `database` names a PostgreSQL server rather than a SQLite file.
+    public static func isPostgres(_ database: String) -> Bool {
+        database.hasPrefix("postgres://") || database.hasPrefix("postgresql://")
+    }
+
     init(storage: any SessionStorage, cacheCapacity: Int = 4096, chunkRows: Int = SessionStore.defaultChunkRows,
          unixNow: @escaping @Sendable () -> Millis = SessionStore.systemUnixNow) {
         self.storage = storage

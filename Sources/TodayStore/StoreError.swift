@@ -8,6 +8,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     case input(InputError)
     case newerSchema(found: Int64, supported: Int64)
     case database(SQLiteError)
+    /// A PostgreSQL statement failed (not for want of a connection: that is `storageUnavailable`).
+    case postgres(PostgresError)
     /// A stored row could not be read back.
     case corrupt(String)
     /// Step `index` of a batch could not be applied; the whole batch changed nothing.
@@ -38,6 +40,7 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
         case let .newerSchema(found, supported):
             return "the database was written by a newer todaysim (schema \(found); this one knows up to \(supported))"
         case let .database(error): return error.description
+        case let .postgres(error): return error.description
         case let .corrupt(detail): return "stored data cannot be read: \(detail)"
         case let .badStep(index, error): return "step \(index): \(error.detail)"
         case let .idempotencyConflict(key): return "Idempotency-Key \(key) was used for a different request"

@@ -64,7 +64,7 @@ extension APIError {
             self = APIError(code: "storage_unavailable", status: 503,
                             detail: "the server cannot write its database now; nothing was written; retry later",
                             headers: [("Retry-After", "5")])
-        case .newerSchema, .database, .corrupt, .inUse, .foreign, .unusable, .damaged:
+        case .newerSchema, .database, .postgres, .corrupt, .inUse, .foreign, .unusable, .damaged:
             self = .internalError
             logDetail = error.description
         }

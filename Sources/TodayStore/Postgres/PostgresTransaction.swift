@@ -1,0 +1,314 @@
+import TodayHost
+
+/// The statements of one PostgreSQL write transaction (`PostgresStorage.write`), and every
+/// statement a connection prepares. Rows another server may write are locked (`FOR UPDATE`)
+/// before they are read for a write, and a session row is written only at the version read
+/// under that lock.
+struct PostgresTransaction: StorageTransaction {
+    let connection: PostgresConnection
+
+    /// Locks taken so that cursors (`ord` of sessions and violations) grow in commit order:
+    /// with several writers a sequence value is drawn at insert time but becomes visible at
+    /// commit, so a reader paging by `ord` could pass a lower value that commits later and
+    /// skip it. Inserting sessions (and violations) under one transaction-scoped advisory lock
+    /// serializes those inserts until commit; their commits, and so their `ord`s, are ordered.
+    static let sessionOrderLock: Int64 = 0x5444_534D_0002
+    static let violationOrderLock: Int64 = 0x5444_534D_0003
+
+    static let statements: [(name: String, sql: String)] = [
+        ("select_session", "SELECT ord, wall_origin_ms, state FROM sessions WHERE id = $1 AND closed < 2"),
+        ("lock_sessions", "SELECT id, ord, version FROM sessions WHERE id = ANY($1::text[]) AND closed < 2 ORDER BY id FOR UPDATE"),
+        ("session_versions", "SELECT id, ord, version FROM sessions WHERE id = ANY($1::text[]) AND closed < 2"),
+        ("insert_session", """
+            INSERT INTO sessions (id, uid, label, closed, clock, wall_origin_ms, next_due_ms, version, state, ttl_ms, last_active_ms)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING ord
+            """),
+        ("update_session", """
+            UPDATE sessions SET closed = $1::smallint, next_due_ms = $2, version = $3, state = $4, last_active_ms = $6,
+                closed_at_ms = CASE WHEN $1::smallint = 1 THEN coalesce(closed_at_ms, $6) ELSE NULL END
+            WHERE ord = $5 AND closed < 2 AND ($7::bigint IS NULL OR version = $7)
+            """),
+        ("update_uid", "UPDATE sessions SET uid = $1 WHERE ord = $2"),
+        ("insert_entries", """
+            INSERT INTO timeline (session, seq, kind, entry)
+            SELECT $1, seq, kind, entry FROM unnest($2::int[], $3::text[], $4::bytea[]) AS e(seq, kind, entry)
+            """),
+        ("insert_violation", "INSERT INTO violations (session, seq, code) VALUES ($1, $2, $3)"),
+        ("select_record", "SELECT record FROM requests WHERE session = $1 AND request_id = $2"),
+        ("upsert_record", """
+            INSERT INTO requests (session, request_id, record) VALUES ($1, $2, $3)
+            ON CONFLICT (session, request_id) DO UPDATE SET record = excluded.record
+            """),
+        ("select_idempotency", "SELECT fingerprint, response FROM idempotency WHERE session = $1 AND key = $2"),
+        ("insert_idempotency", "INSERT INTO idempotency (session, key, fingerprint, response, created_ms) VALUES ($1, $2, $3, $4, $5)"),
+        ("reclaim_idempotency", "DELETE FROM idempotency WHERE session = $1"),
+        ("purge_idempotency", "DELETE FROM idempotency WHERE created_ms <= $1"),
+        ("sessions_to_purge", "SELECT ord, id FROM sessions WHERE closed < 2 AND ($1::text IS NULL OR label = $1) ORDER BY id FOR UPDATE"),
+        ("closed_sessions", "SELECT ord, id FROM sessions WHERE closed_at_ms IS NOT NULL AND closed_at_ms <= $1 AND closed < 2 ORDER BY id FOR UPDATE"),
+        ("hide_session", """
+            UPDATE sessions SET closed = 2, id = 'removing/' || ord, uid = '', label = NULL, next_due_ms = NULL,
+                ttl_ms = NULL, closed_at_ms = NULL WHERE ord = $1
+            """),
+        ("reclaim_timeline", "DELETE FROM timeline WHERE session = $1 AND seq <= (SELECT min(seq) FROM timeline WHERE session = $1) + $2"),
+        ("reclaim_violations", "DELETE FROM violations WHERE session = $1 AND seq <= (SELECT min(seq) FROM violations WHERE session = $1) + $2"),
+        ("reclaim_requests", """
+            DELETE FROM requests WHERE session = $1
+                AND request_id IN (SELECT request_id FROM requests WHERE session = $1 LIMIT $2)
+            """),
+        ("delete_session", "DELETE FROM sessions WHERE ord = $1"),
+        ("session_status", "SELECT closed FROM sessions WHERE ord = $1"),
+        ("copy_requests", "INSERT INTO requests (session, request_id, record) SELECT $1, request_id, record FROM requests WHERE session = $2"),
+        ("copy_timeline", """
+            INSERT INTO timeline (session, seq, kind, entry)
+                SELECT $1, seq, kind, entry FROM timeline WHERE session = $2 AND seq > $3 AND seq <= $4
+            """),
+        ("copy_violations", """
+            INSERT INTO violations (session, seq, code)
+                SELECT $1, seq, code FROM violations WHERE session = $2 AND seq > $3 AND seq <= $4 ORDER BY seq
+            """),
+        ("reveal_session", """
+            UPDATE sessions SET id = $1, uid = $2, label = $3, closed = $4::smallint, next_due_ms = $5,
+                closed_at_ms = CASE WHEN $4::smallint = 1 THEN $7::bigint ELSE NULL END WHERE ord = $6
+            """),
+        ("order_lock", "SELECT pg_advisory_xact_lock($1)"),
+        // Reads.
+        ("session_counts", "SELECT closed, count(*) FROM sessions WHERE closed < 2 GROUP BY closed"),
+        ("list_sessions", """
+            SELECT ord, wall_origin_ms, state FROM sessions
+            WHERE ord > $1 AND closed < 2 AND ($2::text IS NULL OR uid = $2) AND ($3::text IS NULL OR label = $3)
+                AND ($4::smallint IS NULL OR closed = $4)
+            ORDER BY ord LIMIT $5
+            """),
+        ("timeline_page", """
+            SELECT seq, entry FROM timeline WHERE session = $1 AND seq > $2 AND ($3::text IS NULL OR kind = $3)
+            ORDER BY seq LIMIT $4
+            """),
+        ("session_ord", "SELECT ord FROM sessions WHERE id = $1 AND closed < 2"),
+        ("session_records", "SELECT record FROM requests WHERE session = $1"),
+        ("violations_page", """
+            SELECT v.ord, s.id, t.entry FROM violations v
+            JOIN sessions s ON s.ord = v.session
+            JOIN timeline t ON t.session = v.session AND t.seq = v.seq
+            WHERE v.ord > $1 AND s.closed < 2 AND ($2::text IS NULL OR s.uid = $2) AND ($3::text IS NULL OR s.label = $3)
+                AND ($4::text IS NULL OR v.code = $4)
+            ORDER BY v.ord LIMIT $5
+            """),
+        ("idle_sessions", "SELECT id FROM sessions WHERE closed = 0 AND ttl_ms IS NOT NULL AND last_active_ms + ttl_ms <= $1 LIMIT 500"),
+        ("next_idle_expiry", "SELECT min(last_active_ms + ttl_ms) FROM sessions WHERE closed = 0 AND ttl_ms IS NOT NULL"),
+        ("earliest_closed_at", "SELECT min(closed_at_ms) FROM sessions WHERE closed_at_ms IS NOT NULL AND closed < 2"),
+        ("due_wall_sessions", """
+            SELECT id FROM sessions WHERE clock = 'wall' AND closed = 0 AND next_due_ms IS NOT NULL
+                AND wall_origin_ms + next_due_ms <= $1 ORDER BY wall_origin_ms + next_due_ms
+            """),
+        ("next_wall_due", """
+            SELECT wall_origin_ms + next_due_ms FROM sessions WHERE clock = 'wall' AND closed = 0 AND next_due_ms IS NOT NULL
+            ORDER BY wall_origin_ms + next_due_ms LIMIT 1
+            """),
+        ("next_removing", "SELECT ord FROM sessions WHERE closed = 2 AND id LIKE 'removing/%' ORDER BY ord LIMIT 1"),
+    ]
+
+    /// Prepares every statement on a new connection.
+    static func prepare(_ connection: PostgresConnection) throws(StoreError) {
+        do {
+            for (name, sql) in statements { try connection.prepare(name, sql) }
+        } catch {
+            throw error.isConnectionLost ? .storageUnavailable(error.message) : .postgres(error)
+        }
+    }
+
+    private func run(_ name: String, _ parameters: [PostgresValue] = []) throws(StoreError) -> PostgresResult {
+        do {
+            return try connection.run(name, parameters)
+        } catch {
+            throw error.isConnectionLost ? .storageUnavailable("PostgreSQL: \(error.message)") : .postgres(error)
+        }
+    }
+
+    private func rows<T>(_ result: PostgresResult, _ read: (Int) throws(PostgresError) -> T) throws(StoreError) -> [T] {
+        do {
+            return try (0..<result.rowCount).map { row throws(PostgresError) in try read(row) }
+        } catch {
+            throw .postgres(error)
+        }
+    }
+
+    static func sessionRows(_ result: PostgresResult) throws(PostgresError) -> [SessionRow] {
+        try (0..<result.rowCount).map { row throws(PostgresError) in
+            SessionRow(ord: try result.int64(row, 0), wallOriginMs: try result.int64(row, 1), state: try result.bytes(row, 2))
+        }
+    }
+
+    /// A text array literal of ids (`[A-Za-z0-9._-]` and the hidden `removing/`, `forking/`
+    /// prefixes: nothing to quote, but quoted anyway).
+    static func textArray(_ values: [String]) -> PostgresValue {
+        .text("{" + values.map { "\"" + $0.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\"" }
+            .joined(separator: ",") + "}")
+    }
+
+    /// A `bytea[]` array literal in text form: each element `\x` and hex, quoted.
+    static func byteaArray(_ values: [[UInt8]]) -> PostgresValue {
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = [UInt8(ascii: "{")]
+        for (index, bytes) in values.enumerated() {
+            if index > 0 { text.append(UInt8(ascii: ",")) }
+            text += Array("\"\\\\x".utf8)
+            for byte in bytes {
+                text.append(digits[Int(byte >> 4)])
+                text.append(digits[Int(byte & 0x0F)])
+            }
+            text.append(UInt8(ascii: "\""))
+        }
+        text.append(UInt8(ascii: "}"))
+        return .text(String(decoding: text, as: UTF8.self))
+    }
+
+    private static func nextDue(_ session: HostSession) -> PostgresValue {
+        session.nextDueMs.map { .int64($0) } ?? .null
+    }
+
+    func session(id: String) throws(StoreError) -> SessionRow? {
+        let result = try run("select_session", [.text(id)])
+        do { return try Self.sessionRows(result).first } catch { throw .postgres(error) }
+    }
+
+    func lockSessions(ids: [String]) throws(StoreError) -> [String: StoredVersion] {
+        try Self.versions(try run("lock_sessions", [Self.textArray(ids.sorted())]))
+    }
+
+    /// `(id, ord, version)` rows by id.
+    static func versions(_ result: PostgresResult) throws(StoreError) -> [String: StoredVersion] {
+        var versions: [String: StoredVersion] = [:]
+        do {
+            for row in 0..<result.rowCount {
+                versions[try result.text(row, 0)] = StoredVersion(ord: try result.int64(row, 1), version: Int(try result.int64(row, 2)))
+            }
+        } catch {
+            throw .postgres(error)
+        }
+        return versions
+    }
+
+    func insertSession(_ row: NewSessionRow) throws(StoreError) -> Int64 {
+        _ = try run("order_lock", [.int64(Self.sessionOrderLock)])
+        let session = row.session
+        let result = try run("insert_session", [
+            .text(row.id), .text(row.hidden ? "" : session.uid), row.hidden ? .null : .text(session.config.label),
+            .int(row.hidden ? 2 : 0), .text(session.config.clock.rawValue), .int64(row.wallOriginMs),
+            row.hidden ? .null : Self.nextDue(session), .int(session.version), .bytes(session.stateBytes),
+            row.ttlMs.map { .int64($0) } ?? .null, .int64(row.nowMs),
+        ])
+        return try rows(result) { row throws(PostgresError) in try result.int64(row, 0) }.first ?? 0
+    }
+
+    func updateSession(ord: Int64, _ session: HostSession, expectedVersion: Int?, nowMs: Millis) throws(StoreError) -> Bool {
+        let result = try run("update_session", [
+            .int(session.isClosed ? 1 : 0), Self.nextDue(session), .int(session.version), .bytes(session.stateBytes),
+            .int64(ord), .int64(nowMs), expectedVersion.map { .int($0) } ?? .null,
+        ])
+        return result.affectedRows == 1
+    }
+
+    func updateUid(ord: Int64, uid: String) throws(StoreError) {
+        _ = try run("update_uid", [.text(uid), .int64(ord)])
+    }
+
+    func insertEntries(ord: Int64, _ entries: [EncodedEntry]) throws(StoreError) {
+        guard !entries.isEmpty else { return }
+        _ = try run("insert_entries", [
+            .int64(ord), .text("{" + entries.map { String($0.seq) }.joined(separator: ",") + "}"),
+            Self.textArray(entries.map(\.kind)), Self.byteaArray(entries.map(\.json)),
+        ])
+        let violations = entries.filter { $0.violation != nil }
+        if !violations.isEmpty { _ = try run("order_lock", [.int64(Self.violationOrderLock)]) }
+        for entry in violations {
+            _ = try run("insert_violation", [.int64(ord), .int(entry.seq), .text(entry.violation)])
+        }
+    }
+
+    func record(ord: Int64, requestId: String) throws(StoreError) -> [UInt8]? {
+        let result = try run("select_record", [.int64(ord), .text(requestId)])
+        return try rows(result) { row throws(PostgresError) in try result.bytes(row, 0) }.first
+    }
+
+    func saveRecords(ord: Int64, _ records: [RequestRecord]) throws(StoreError) {
+        for record in records {
+            _ = try run("upsert_record", [.int64(ord), .text(record.requestId), .bytes(record.stateBytes)])
+        }
+    }
+
+    func idempotency(ord: Int64, key: String) throws(StoreError) -> (fingerprint: [UInt8], answer: [UInt8])? {
+        let result = try run("select_idempotency", [.int64(ord), .text(key)])
+        return try rows(result) { row throws(PostgresError) in (fingerprint: try result.bytes(row, 0), answer: try result.bytes(row, 1)) }.first
+    }
+
+    func insertIdempotency(ord: Int64, key: String, fingerprint: [UInt8], answer: [UInt8], createdMs: Millis) throws(StoreError) {
+        _ = try run("insert_idempotency", [.int64(ord), .text(key), .bytes(fingerprint), .bytes(answer), .int64(createdMs)])
+    }
+
+    func forgetIdempotency(createdBefore: Millis) throws(StoreError) {
+        _ = try run("purge_idempotency", [.int64(createdBefore)])
+    }
+
+    private func command(_ sql: String) throws(StoreError) {
+        do { _ = try connection.execute(sql) } catch {
+            throw error.isConnectionLost ? .storageUnavailable("PostgreSQL: \(error.message)") : .postgres(error)
+        }
+    }
+
+    func savepoint() throws(StoreError) { try command("SAVEPOINT steps") }
+    func releaseSavepoint() throws(StoreError) { try command("RELEASE SAVEPOINT steps") }
+    func rollbackToSavepoint() throws(StoreError) { try command("ROLLBACK TO SAVEPOINT steps") }
+
+    // MARK: Removal and forks
+
+    private func ordsAndIds(_ result: PostgresResult) throws(StoreError) -> [(ord: Int64, id: String)] {
+        try rows(result) { row throws(PostgresError) in (ord: try result.int64(row, 0), id: try result.text(row, 1)) }
+    }
+
+    func sessionsToPurge(label: String?) throws(StoreError) -> [(ord: Int64, id: String)] {
+        try ordsAndIds(try run("sessions_to_purge", [.text(label)]))
+    }
+
+    func closedSessions(closedBeforeMs: Millis) throws(StoreError) -> [(ord: Int64, id: String)] {
+        try ordsAndIds(try run("closed_sessions", [.int64(closedBeforeMs)]))
+    }
+
+    func hide(ord: Int64) throws(StoreError) {
+        _ = try run("hide_session", [.int64(ord)])
+    }
+
+    func reclaim(ord: Int64, rows count: Int) throws(StoreError) -> Int {
+        var removed = 0
+        for name in ["reclaim_timeline", "reclaim_violations", "reclaim_requests"] {
+            removed += try run(name, [.int64(ord), .int(count)]).affectedRows
+        }
+        if removed == 0 {
+            _ = try run("reclaim_idempotency", [.int64(ord)])
+            _ = try run("delete_session", [.int64(ord)])
+        }
+        return removed
+    }
+
+    func status(ord: Int64) throws(StoreError) -> Int? {
+        let result = try run("session_status", [.int64(ord)])
+        return try rows(result) { row throws(PostgresError) in Int(try result.int64(row, 0)) }.first
+    }
+
+    func copyRecords(to copy: Int64, from source: Int64) throws(StoreError) {
+        _ = try run("copy_requests", [.int64(copy), .int64(source)])
+    }
+
+    func copyEntries(to copy: Int64, from source: Int64, after: Int, upTo: Int) throws(StoreError) {
+        let range: [PostgresValue] = [.int64(copy), .int64(source), .int(after), .int(upTo)]
+        _ = try run("copy_timeline", range)
+        _ = try run("order_lock", [.int64(Self.violationOrderLock)])
+        _ = try run("copy_violations", range)
+    }
+
+    func reveal(ord: Int64, id: String, _ session: HostSession, nowMs: Millis) throws(StoreError) {
+        _ = try run("reveal_session", [
+            .text(id), .text(session.uid), .text(session.config.label), .int(session.isClosed ? 1 : 0),
+            Self.nextDue(session), .int64(ord), .int64(nowMs),
+        ])
+    }
+}
