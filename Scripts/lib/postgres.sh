@@ -125,7 +125,8 @@ listen_addresses = '127.0.0.1'
 unix_socket_directories = '$dir'
 fsync = on
 synchronous_commit = on
-max_connections = 300
+# Tests run in parallel, each with its own server process (a writer and a few readers).
+max_connections = 1000
 EOF
 }
 

@@ -371,7 +371,7 @@ public final class SessionStore: @unchecked Sendable {
             }
             // The session row is written once, after the last step: a batch's steps commit
             // together, so the states between them are never read from disk.
-            switch try applyInTransaction(input, to: session, transaction, saving: index == steps.count - 1) {
+            switch try applyInTransaction(input, to: session, transaction, saving: index == steps.count - 1, over: current) {
             case let .success(write):
                 // The view's size is measured every 32nd step and the last, not per step (that
                 // would hold the writer for a view encoding per step); in between it is taken to
@@ -401,8 +401,10 @@ public final class SessionStore: @unchecked Sendable {
 
     /// Runs the engine in memory (a `wall` session first catches up), then — only when the
     /// input is accepted — writes its rows. A refusal is returned, with nothing written.
+    /// `saving`: write the new state (a batch writes once, after its last step) over
+    /// `storedBefore`, the session as its row holds it (by default `current`).
     private func applyInTransaction(_ input: Input, to current: StoredSession, _ transaction: any StorageTransaction,
-                                    saving: Bool = true) throws(StoreError) -> Result<Write, InputError> {
+                                    saving: Bool = true, over storedBefore: StoredSession? = nil) throws(StoreError) -> Result<Write, InputError> {
         var stored = current
         var ledger = LayeredLedger(base: StoredLedger(transaction, session: stored.ord))
         var entries: [TimelineEntry] = []
@@ -424,7 +426,7 @@ public final class SessionStore: @unchecked Sendable {
         if stored.session.uid != current.session.uid {
             try transaction.updateUid(ord: stored.ord, uid: stored.session.uid)
         }
-        if saving { try save(stored, from: current, transaction) }
+        if saving { try save(stored, from: storedBefore ?? current, transaction) }
         applied.entries = entries + applied.entries
         let bytes = try append(applied.entries, ord: stored.ord, transaction)
         return .success(Write(applied: applied, stored: stored, entries: bytes))

@@ -4,7 +4,7 @@ import TodayStore
 
 /// Issue 12, items 3, 6 and 7: what `todaysim serve` refuses to open, each with exit 2 and one
 /// line naming the file, and without altering it.
-@Suite struct DatabaseFileTests {
+@Suite(.sqliteOnly) struct DatabaseFileTests {
     let cli = CLITests()
 
     /// Every file in `directory` with its bytes.

@@ -166,7 +166,7 @@ import TodayStore
         } == 2)
     }
 
-    @Test func aResetHidesAtOnceAndTheRowsFollow() async throws {
+    @Test(.sqliteOnly) func aResetHidesAtOnceAndTheRowsFollow() async throws {
         let server = try TestServer(chunkRows: Self.chunkRows)
         let client = Client(server: server)
         try await longSession(client, "doomed", batches: 5)
@@ -187,7 +187,7 @@ import TodayStore
 
     /// A crash between the hiding and the last chunk, or in the middle of a fork: the next
     /// start finishes the removal and removes the half-made copy.
-    @Test func aRestartFinishesRemovalsAndDropsHalfMadeForks() async throws {
+    @Test(.sqliteOnly) func aRestartFinishesRemovalsAndDropsHalfMadeForks() async throws {
         let server = try TestServer(chunkRows: Self.chunkRows)
         let client = Client(server: server)
         try await longSession(client, "interrupted", batches: 3)

@@ -5,7 +5,7 @@ import TodayHost
 
 /// Issue 12, items 5 and 6: storage that fails under a running server is reported on
 /// `/readyz` and never acknowledged as written.
-@Suite struct StorageFailureTests {
+@Suite(.sqliteOnly) struct StorageFailureTests {
     @Test func aDatabaseDeletedUnderTheServerRefusesWritesAndSaysSo() async throws {
         let server = try TestServer()
         let client = Client(server: server)

@@ -6,11 +6,21 @@ import FoundationNetworking
 import TodayHost
 import TodayServer
 import TodayStore
+import TodayTestSupport
 
-/// The real server on an ephemeral loopback port with a temporary database, for one test.
+/// The real server on an ephemeral loopback port with a temporary database, for one test: a
+/// SQLite file, or with `TODAYSIM_TEST_STORE=postgres` a fresh PostgreSQL database (issue 14:
+/// `Scripts/test` runs these tests once per store).
 final class TestServer: @unchecked Sendable {
+    /// Whether this run's servers store their sessions in PostgreSQL.
+    static let onPostgres = ProcessInfo.processInfo.environment["TODAYSIM_TEST_STORE"] == "postgres"
+
     let directory: URL
+    /// The SQLite file (tests of SQLite's own behaviour only run on it).
     let databasePath: String
+    /// What the server opens: the SQLite file or the PostgreSQL database's URI.
+    let database: String
+    private let postgres: TestDatabase?
     private(set) var server: HTTPServer?
     private(set) var scheduler: WallClockScheduler?
     private(set) var service: TodayService?
@@ -49,6 +59,8 @@ final class TestServer: @unchecked Sendable {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("todaysim-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         databasePath = directory.appendingPathComponent("sessions.sqlite").path
+        postgres = Self.onPostgres ? try TestPostgres.database() : nil
+        database = postgres?.uri ?? databasePath
         base = URL(string: "http://127.0.0.1:1")!
         try start()
     }
@@ -61,7 +73,7 @@ final class TestServer: @unchecked Sendable {
     /// Opens the database and serves it, as `todaysim serve` does.
     func start() throws {
         let log = RequestLog(enabled: true) { [logLines] line in logLines.append(line) }
-        let store = try SessionStore(path: databasePath, chunkRows: chunkRows, unixNow: clock?.read ?? SessionStore.systemUnixNow)
+        let store = try SessionStore.open(database, chunkRows: chunkRows, unixNow: clock?.read ?? SessionStore.systemUnixNow)
         store.health.observe { [logLines] state, cause in logLines.append("storage \(state.rawValue): \(cause)") }
         if let firstObserver { store.observeChanges { [unowned store] ids in firstObserver(store, ids) } }
         let scheduler = WallClockScheduler(store: store, log: log)
@@ -259,4 +271,10 @@ extension Client {
         }
         return Reply(status: status, headers: headers, bytes: Array(text[split.upperBound...].utf8))
     }
+}
+
+extension Trait where Self == ConditionTrait {
+    /// A test of SQLite's own behaviour (its file, its lock, a full disk): skipped on the
+    /// PostgreSQL run.
+    static var sqliteOnly: Self { .enabled(if: !TestServer.onPostgres, "tests the SQLite file") }
 }
