@@ -3,7 +3,7 @@
 enum Usage {
     /// The command lines, under `usage: `.
     static let synopsis = """
-        usage: todaysim serve [--host 127.0.0.1] [--port 8080] [--db PATH] [--synchronous normal|full]
+        usage: todaysim serve [--host 127.0.0.1] [--port 8080] [--db PATH|postgres://…] [--synchronous normal|full]
                               [--retention-seconds S] [--heartbeat-seconds S] [--threads N] [--quiet]
                               [--connection-timeout-seconds 30]  (silence allowed, and the time a
                               whole request may take to arrive)
@@ -24,18 +24,21 @@ enum Usage {
         \(synopsis)
 
         serve: the todaysim HTTP API. The database defaults to .todaysim/sessions.sqlite (created
-        with its folder); --db :memory: keeps everything in memory for one run.
+        with its folder); --db :memory: keeps everything in memory for one run; a PostgreSQL URI
+        (postgres://user@host:port/dbname, any libpq URI) is a database several servers share.
         \(clientAbout)
 
         environment:
           TODAYSIM_TOKEN       serve: the token when --token is not given
                                timeline, report: sent as `Authorization: Bearer <token>`
           TODAYSIM_TOKEN_FILE  serve: the token file when --token-file is not given
+          TODAYSIM_DB          serve: the database when --db is not given
         \(urlVariable)
 
         exit codes:
           serve             0 stopped by SIGINT or SIGTERM; 2 a bad flag, or it cannot start (port
-                            in use, database unusable or served by another todaysim, token file)
+                            in use, database unusable, unreachable or served by another todaysim,
+                            token file)
         \(clientExitCodes)
         """
 

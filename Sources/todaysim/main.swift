@@ -8,7 +8,8 @@ enum CommandLineInterface {
     struct ServeOptions {
         var host = "127.0.0.1"
         var port = 8080
-        var database = ".todaysim/sessions.sqlite"
+        var database = ProcessInfo.processInfo.environment["TODAYSIM_DB"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? ".todaysim/sessions.sqlite"
         var threads = 2
         var connectionTimeout = 30
         var maxConnections = 4000
@@ -172,7 +173,8 @@ enum CommandLineInterface {
         // of killing the process.
         signal(SIGXFSZ, SIG_IGN)
         let log = RequestLog(enabled: !options.quiet)
-        if options.database != ":memory:" {
+        let databaseName = SessionStore.isPostgres(options.database) ? PostgresConnection.redacted(options.database) : options.database
+        if options.database != ":memory:", !SessionStore.isPostgres(options.database) {
             let folder = URL(fileURLWithPath: options.database).deletingLastPathComponent()
             do {
                 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -182,9 +184,9 @@ enum CommandLineInterface {
         }
         let store: SessionStore
         do {
-            store = try SessionStore(path: options.database, durability: options.durability)
+            store = try SessionStore.open(options.database, durability: options.durability)
         } catch {
-            fail("cannot open the database \(options.database): \(error)", usage: false)
+            fail("cannot open the database \(databaseName): \(error)", usage: false)
         }
         store.health.observe { state, cause in
             log.note(state == .ok ? "storage: \(cause)" : "storage \(state.rawValue): \(cause)")
@@ -207,7 +209,7 @@ enum CommandLineInterface {
         expiry.start()
         // Wall sessions whose timers fell due while the server was down fire at once (C1).
         scheduler.poke()
-        log.note("listening on http://\(options.host):\(server.port) (database \(options.database))")
+        log.note("listening on http://\(options.host):\(server.port) (database \(databaseName))")
 
         var received: Int32 = 0
         while sigwait(&stopSignals, &received) != 0 {}

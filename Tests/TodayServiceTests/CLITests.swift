@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TodayStore
+import TodayTestSupport
 
 /// `todaysim serve`: clear one-line errors with exit code 2, and a clean stop on SIGTERM.
 @Suite struct CLITests {
@@ -118,6 +119,30 @@ import TodayStore
         #expect(result.status == 2)
         #expect(result.stderr.contains("written by a newer todaysim (schema 99"))
         #expect(result.stderr.split(separator: "\n").count == 1)
+    }
+
+    /// Issue 14, item 3: PostgreSQL out of reach at start is one line and exit 2, and the
+    /// password in the URI appears nowhere.
+    @Test func anUnreachablePostgresIsAOneLineErrorWithoutThePassword() throws {
+        let uri = "postgres://tester:s3cret-pw@127.0.0.1:\(unusedLoopbackPort())/todaysim"
+        let result = try run(["serve", "--port", "0", "--db", uri])
+        #expect(result.status == 2)
+        #expect(result.stderr.hasPrefix("todaysim: cannot open the database postgres://tester:***@127.0.0.1:"), "\(result.stderr)")
+        #expect(!result.stderr.contains("s3cret-pw"))
+        #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+    }
+
+    /// `--db postgres://…` (or `TODAYSIM_DB`) serves from PostgreSQL; the log names the database
+    /// without its password.
+    @Test func servesFromPostgresNamedByTheEnvironment() throws {
+        try TestPostgres.withDatabase { uri in
+            let withPassword = uri.replacingOccurrences(of: "postgres@", with: "postgres:unused-pw@")
+            let result = try run(["serve", "--port", "0"], until: "listening on", thenSignal: SIGTERM,
+                                 environment: ["TODAYSIM_DB": withPassword])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stderr.contains("(database postgres://postgres:***@127.0.0.1:"), "\(result.stderr)")
+            #expect(!result.stderr.contains("unused-pw"))
+        }
     }
 
     @Test func sigtermStopsCleanlyWithExitCode0() throws {

@@ -28,11 +28,11 @@ import Testing
             let text = String(decoding: try RepositoryFiles.bytes("Sources/todaysim/\(file)"), as: UTF8.self)
             for match in text.matches(of: #/environment\["([A-Z_]+)"\]/#) { read.insert(String(match.1)) }
         }
-        #expect(read == ["TODAYSIM_TOKEN", "TODAYSIM_TOKEN_FILE", "TODAYSIM_URL"], "the variables the sources read")
+        #expect(read == ["TODAYSIM_TOKEN", "TODAYSIM_TOKEN_FILE", "TODAYSIM_URL", "TODAYSIM_DB"], "the variables the sources read")
         let help = try cli.run(["--help"]).stdout
         for name in read { #expect(help.contains("\n  \(name) "), "\(name) is not in --help") }
         let client = try cli.run(["report", "--help"]).stdout
-        for name in read.subtracting(["TODAYSIM_TOKEN_FILE"]) { #expect(client.contains("\n  \(name) "), "\(name)") }
+        for name in read.subtracting(["TODAYSIM_TOKEN_FILE", "TODAYSIM_DB"]) { #expect(client.contains("\n  \(name) "), "\(name)") }
         // The codes the binary is seen to use (here and in `CLITests`).
         for text in [help, client] {
             #expect(text.contains("timeline, report  0 done"))
