@@ -9,6 +9,8 @@ import TodayHost
 public final class SessionStore: @unchecked Sendable {
     let storage: any SessionStorage
     let cache: SessionCache
+    /// Concurrent reads' version checks, one query for all waiting (shared storage).
+    private let versionChecks: VersionChecks
     private var groupCommit: GroupCommit!
     /// Deletes the rows of removed sessions in small transactions (`SessionStore+Removal`).
     private(set) var reclaimer: BackgroundLoop?
@@ -102,6 +104,7 @@ public final class SessionStore: @unchecked Sendable {
     init(storage: any SessionStorage, cacheCapacity: Int = 4096, chunkRows: Int = SessionStore.defaultChunkRows,
          unixNow: @escaping @Sendable () -> Millis = SessionStore.systemUnixNow) {
         self.storage = storage
+        versionChecks = VersionChecks { [storage] ids throws(StoreError) in try storage.versions(of: ids) }
         self.chunkRows = max(1, chunkRows)
         cache = SessionCache(capacity: cacheCapacity)
         self.unixNow = unixNow
@@ -475,10 +478,11 @@ public final class SessionStore: @unchecked Sendable {
     }
 
     /// Whether a cached session is what is stored: always on storage this server alone
-    /// writes; on shared storage after one indexed lookup of its version.
+    /// writes; on shared storage after an indexed lookup of its version (concurrent reads
+    /// share one).
     private func isCurrent(_ stored: StoredSession) throws(StoreError) -> Bool {
         guard storage.isShared else { return true }
-        return try storage.versions(of: [stored.id])[stored.id] == stored.version
+        return try versionChecks.version(of: stored.id) == stored.version
     }
 
     /// The view's bytes and a tag that changes whenever anything in the view but a `wall`

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TodayHost
+import TodayTestSupport
 
 /// `--token`: nothing but health and preflights without it; the token never reaches the log.
 @Suite struct AccessTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TodayHost
+import TodayTestSupport
 
 /// `--max-connections` (issue 12, item 11): past libmicrohttpd's own limit a client hangs with
 /// nothing said; past the server's (set below it) the client is answered `503` and closed.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TodayHost
+import TodayTestSupport
 
 /// Server-Sent Events, read by curl as a browser's EventSource would.
 @Suite struct EventStreamTests {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TodayHost
 import TodayStore
+import TodayTestSupport
 
 /// `export` replays a session exactly; `fork` branches one.
 @Suite struct ExportForkTests {

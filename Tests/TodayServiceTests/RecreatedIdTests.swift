@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TodayHost
+import TodayTestSupport
 @testable import TodayStore
 
 /// An id purged and created again names another session: whatever followed the first one (an

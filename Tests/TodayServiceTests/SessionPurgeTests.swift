@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TodayHost
 import TodayStore
+import TodayTestSupport
 
 /// `DELETE /v1/sessions/{id}` removes a session as `DELETE ?label=` removes many: `204`, then
 /// `404` on every route of it (a second DELETE too), its streams and long polls end, and the id

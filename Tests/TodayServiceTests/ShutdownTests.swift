@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TodayHost
+import TodayTestSupport
 
 /// Stopping under load (issue 12, item 2): libmicrohttpd aborts the process when its daemon is
 /// stopped with a connection suspended, and a kept-alive connection may send a request at any

@@ -4,6 +4,7 @@ import FoundationNetworking
 #endif
 import Testing
 import TodayHost
+import TodayTestSupport
 
 /// `waitMs`: a timeline request waits for the next entry instead of polling, parked without a
 /// thread of its own.

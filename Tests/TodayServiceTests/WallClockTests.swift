@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TodayHost
+import TodayTestSupport
 
 /// `wall` sessions (C1): watchdogs fire on their own, and after a restart the ones that fell
 /// due while the server was down fire at once, in due order.
