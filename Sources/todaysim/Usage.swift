@@ -15,6 +15,7 @@ enum Usage {
                               [--allow-origin ORIGIN]...  (repeatable: pages of these origins may
                               call the API, CORS for the browser bridge /bridge.js; * for any;
                               none by default)
+               todaysim migrate --from PATH.sqlite --to postgres://… [--chunk-rows 1000]
         \(clientLines.map { "       " + $0 }.joined(separator: "\n"))
                todaysim --help | --version | COMMAND --help
         """
@@ -26,6 +27,10 @@ enum Usage {
         serve: the todaysim HTTP API. The database defaults to .todaysim/sessions.sqlite (created
         with its folder); --db :memory: keeps everything in memory for one run; a PostgreSQL URI
         (postgres://user@host:port/dbname, any libpq URI) is a database several servers share.
+        migrate: copies a SQLite store (not served by a running todaysim) into a PostgreSQL
+        database that holds no session: sessions, timelines, request ledgers, violations and
+        idempotency keys, in transactions of --chunk-rows rows, shown all at once by the last one
+        (a failed copy shows nothing; run it again). Prints one summary line.
         \(clientAbout)
 
         environment:
@@ -39,6 +44,9 @@ enum Usage {
           serve             0 stopped by SIGINT or SIGTERM; 2 a bad flag, or it cannot start (port
                             in use, database unusable, unreachable or served by another todaysim,
                             token file)
+          migrate           0 copied; 1 the copy failed partway (nothing of it is shown); 2 a bad
+                            flag, or refused before copying (the source missing, in use or not
+                            todaysim's; the target unreachable, newer or holding sessions)
         \(clientExitCodes)
         """
 

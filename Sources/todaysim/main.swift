@@ -3,7 +3,8 @@ import TodayHost
 import TodayServer
 import TodayStore
 
-/// `todaysim serve [--host H] [--port P] [--db PATH]`, `--help`, `--version` (see `Usage`).
+/// `todaysim serve [--host H] [--port P] [--db PATH]`, `migrate`, the client commands, `--help`,
+/// `--version` (see `Usage`).
 enum CommandLineInterface {
     struct ServeOptions {
         var host = "127.0.0.1"
@@ -36,6 +37,8 @@ enum CommandLineInterface {
             return 0
         case "serve":
             return serve(parse(Array(arguments.dropFirst())))
+        case "migrate":
+            return MigrateCommand.run(Array(arguments.dropFirst()))
         case "timeline":
             return ClientCommands.timeline(Array(arguments.dropFirst()))
         case "report":
