@@ -1,14 +1,22 @@
 """Crash consistency: clients drive sessions while the server is killed with SIGKILL at random
-moments and restarted. Every input carries an Idempotency-Key and is retried until answered.
-Afterwards: every session applied each input exactly once, every answered input's timeline
-entries are stored exactly as answered, PRAGMA integrity_check is ok, sessions continue.
+moments and restarted. Every input carries an Idempotency-Key and is retried until answered
+(a 503 too: the database may be out of reach). Afterwards: every session applied each input
+exactly once, every answered input's timeline entries are stored exactly as answered, the
+database is consistent (SQLite: PRAGMA integrity_check; PostgreSQL: every session's timeline
+gapless and its version one per stored input, no orphan rows), sessions continue.
 
-    python3 crash.py TODAYSIM_BINARY KILLS [CLIENTS] [SEED]
+With --postgres (issue 14, item 5) the server stores in a throwaway PostgreSQL (Scripts/postgres),
+and after the SIGKILL rounds PostgreSQL itself is restarted DB_RESTARTS times under load while
+the server runs.
+
+    python3 crash.py TODAYSIM_BINARY KILLS [CLIENTS] [SEED] [--postgres [DB_RESTARTS]]
 """
+import glob
 import http.client
 import json
 import os
 import random
+import shutil
 import signal
 import socket
 import sqlite3
@@ -18,12 +26,35 @@ import tempfile
 import threading
 import time
 
-BINARY, KILLS = sys.argv[1], int(sys.argv[2])
-CLIENTS = int(sys.argv[3]) if len(sys.argv) > 3 else 4
-SEED = int(sys.argv[4]) if len(sys.argv) > 4 else int(time.time())
+ARGS = sys.argv[1:]
+POSTGRES = "--postgres" in ARGS
+DB_RESTARTS = 0
+if POSTGRES:
+    at = ARGS.index("--postgres")
+    rest = ARGS[at + 1:]
+    DB_RESTARTS = int(rest[0]) if rest else 3
+    ARGS = ARGS[:at]
+BINARY, KILLS = ARGS[0], int(ARGS[1])
+CLIENTS = int(ARGS[2]) if len(ARGS) > 2 else 4
+SEED = int(ARGS[3]) if len(ARGS) > 3 else int(time.time())
 random.seed(SEED)
 WORK = tempfile.mkdtemp(prefix="todaysim-crash-")
-DB = os.path.join(WORK, "crash.sqlite")
+POSTGRES_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "postgres")
+# Its own folder under the temporary directory (as root the server runs as another user, who
+# must be let into the folder's parent).
+PGDIR = tempfile.mkdtemp(prefix="todaysim-crash-pg-") if POSTGRES else None
+
+
+def postgres(command):
+    """Scripts/postgres start|stop on this test's cluster; start prints the URI (same port each time)."""
+    extra = ["--until-exit-of", str(os.getpid())] if command == "start" else []
+    done = subprocess.run([POSTGRES_SCRIPT, command, PGDIR] + extra, capture_output=True, text=True, timeout=120)
+    if done.returncode != 0:
+        raise SystemExit(f"crash: Scripts/postgres {command} failed: {done.stderr.strip()[-500:]}")
+    return done.stdout.strip().splitlines()[-1] if command == "start" else None
+
+
+DB = postgres("start") if POSTGRES else os.path.join(WORK, "crash.sqlite")
 
 
 def free_port():
@@ -51,11 +82,24 @@ def start():
     raise SystemExit("crash: the server did not come back")
 
 
-counts = {"retried": 0, "replayed": 0}
-
-
 # The checks after the kills wait this long for an answer (the load phase retries after 3 s).
 CHECK_SECONDS = 30
+
+
+def wait_ready():
+    """Until /readyz says the storage takes writes again (the server reconnects by itself)."""
+    deadline = time.time() + CHECK_SECONDS
+    while time.time() < deadline:
+        try:
+            if request("GET", "/readyz")[0] == 200:
+                return
+        except (OSError, http.client.HTTPException):
+            pass
+        time.sleep(0.05)
+    raise SystemExit(f"crash: /readyz not 200 {CHECK_SECONDS} s after PostgreSQL came back")
+
+
+counts = {"retried": 0, "replayed": 0, "unavailable": 0}
 
 
 def request(method, path, body=None, key=None, timeout=3):
@@ -71,17 +115,25 @@ def request(method, path, body=None, key=None, timeout=3):
 
 
 def until_answered(method, path, body, key):
-    """Retries through kills until the server answers; returns (status, bytes)."""
+    """Retries through kills and database outages until the server answers other than 503;
+    returns (status, bytes)."""
     attempts = 0
     while True:
         attempts += 1
         try:
             answer = request(method, path, body, key)
-            if attempts > 1:
-                counts["retried"] += 1
-            return answer
         except (OSError, http.client.HTTPException):
             time.sleep(0.02)
+            continue
+        if answer[0] == 503:
+            # The database is out of reach (or a COMMIT lost its answer): nothing acknowledged.
+            # A real client waits Retry-After; this one comes back sooner to keep the test short.
+            counts["unavailable"] += 1
+            time.sleep(0.1)
+            continue
+        if attempts > 1:
+            counts["retried"] += 1
+        return answer
 
 
 INPUTS_PER_CLIENT = 10_000
@@ -117,16 +169,28 @@ def main():
     threads = [threading.Thread(target=client, args=(n,)) for n in range(CLIENTS)]
     for thread in threads:
         thread.start()
+    started = time.time()
     for _ in range(KILLS):
         time.sleep(random.uniform(0.05, 0.4))
         state["process"].send_signal(signal.SIGKILL)
         state["process"].wait()
         start()
-    # A second server on the same file is refused while this one runs (issue 12, item 3).
-    second = subprocess.run([BINARY, "serve", "--port", "0", "--db", DB], capture_output=True, text=True, timeout=30)
-    refused = second.returncode == 2 and "in use by another todaysim" in second.stderr
-    if not refused:
-        print(f"FAIL a second server on the database: exit {second.returncode}, {second.stderr.strip()[:200]}")
+    # PostgreSQL itself stopped and started again under load, the server running throughout.
+    for _ in range(DB_RESTARTS):
+        time.sleep(random.uniform(0.05, 0.4))
+        postgres("stop")
+        time.sleep(random.uniform(0.05, 0.3))
+        postgres("start")
+    if POSTGRES:
+        wait_ready()
+    refused = True
+    if not POSTGRES:
+        # A second server on the same file is refused while this one runs (issue 12, item 3).
+        # (Servers share a PostgreSQL database by design.)
+        second = subprocess.run([BINARY, "serve", "--port", "0", "--db", DB], capture_output=True, text=True, timeout=30)
+        refused = second.returncode == 2 and "in use by another todaysim" in second.stderr
+        if not refused:
+            print(f"FAIL a second server on the database: exit {second.returncode}, {second.stderr.strip()[:200]}")
     time.sleep(0.3)
     state["stop"] = True
     for thread in threads:
@@ -172,16 +236,59 @@ def main():
             failures += 1
     state["process"].send_signal(signal.SIGTERM)
     state["process"].wait()
-    integrity = sqlite3.connect(DB).execute("PRAGMA integrity_check").fetchone()[0]
+    integrity = postgres_consistency() if POSTGRES else sqlite3.connect(DB).execute("PRAGMA integrity_check").fetchone()[0]
     if integrity != "ok":
-        print(f"FAIL integrity_check: {integrity}")
+        print(f"FAIL {'consistency' if POSTGRES else 'integrity_check'}: {integrity}")
         failures += 1
-    print(f"crash test (seed {SEED}): {KILLS} SIGKILLs, {CLIENTS} clients, {inputs} inputs answered, "
-          f"{counts['retried']} of them retried after a kill ({counts['replayed']} answered from their stored key), "
-          f"each applied exactly once and stored as answered: {'yes' if failures == 0 else 'NO'}; integrity_check {integrity}")
+    where = f"PostgreSQL, restarted {DB_RESTARTS} times under load" if POSTGRES else "SQLite"
+    print(f"crash test (seed {SEED}, {where}): {KILLS} SIGKILLs, {CLIENTS} clients, {inputs} inputs answered "
+          f"in {time.time() - started:.1f} s, {counts['retried']} of them retried after a kill or a 503 "
+          f"({counts['replayed']} answered from their stored key), {counts['unavailable']} answers 503, "
+          f"each applied exactly once and stored as answered: {'yes' if failures == 0 else 'NO'}; "
+          f"{'consistency' if POSTGRES else 'integrity_check'} {integrity}")
     checks = 3 + 5 * CLIENTS
     print(f"{checks - failures} passed, {failures} failed")
     return 1 if failures else 0
+
+
+# Rows PostgreSQL holds that no todaysim could have written: a session whose timeline is not
+# 1..n without gaps, whose version is not one per stored input (the creation included), and
+# timeline, violation, request or key rows of no session. Each row names one problem.
+CONSISTENCY_SQL = """
+SELECT 'session ' || s.id || ': seqs ' || coalesce(min(t.seq), 0) || '..' || coalesce(max(t.seq), 0)
+       || ' in ' || count(t.seq) || ' rows, version ' || s.version || ', '
+       || count(t.seq) FILTER (WHERE t.kind = 'input') || ' inputs'
+  FROM sessions s LEFT JOIN timeline t ON t.session = s.ord
+ WHERE s.closed < 2
+ GROUP BY s.ord, s.id, s.version
+HAVING coalesce(min(t.seq), 1) <> 1 OR coalesce(max(t.seq), 0) <> count(t.seq)
+    OR s.version <> count(t.seq) FILTER (WHERE t.kind = 'input')
+UNION ALL SELECT 'timeline rows of no session: ' || count(*) FROM timeline t
+ WHERE NOT EXISTS (SELECT 1 FROM sessions s WHERE s.ord = t.session) HAVING count(*) > 0
+UNION ALL SELECT 'violations of no timeline entry: ' || count(*) FROM violations v
+ WHERE NOT EXISTS (SELECT 1 FROM timeline t WHERE t.session = v.session AND t.seq = v.seq) HAVING count(*) > 0
+UNION ALL SELECT 'request records of no session: ' || count(*) FROM requests r
+ WHERE NOT EXISTS (SELECT 1 FROM sessions s WHERE s.ord = r.session) HAVING count(*) > 0
+UNION ALL SELECT 'idempotency keys of no session: ' || count(*) FROM idempotency i
+ WHERE NOT EXISTS (SELECT 1 FROM sessions s WHERE s.ord = i.session) HAVING count(*) > 0
+"""
+
+
+def psql():
+    found = shutil.which("psql") or next(iter(sorted(glob.glob("/usr/lib/postgresql/*/bin/psql"))[-1:]), None)
+    if not found:
+        raise SystemExit("crash: psql not found (Scripts/postgres installs postgresql)")
+    return found
+
+
+def postgres_consistency():
+    """'ok', or what is inconsistent in the database the server left."""
+    done = subprocess.run([psql(), "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-d", DB, "-c", CONSISTENCY_SQL],
+                          capture_output=True, text=True, timeout=60)
+    if done.returncode != 0:
+        return f"psql failed: {done.stderr.strip()[:300]}"
+    problems = [line for line in done.stdout.splitlines() if line.strip()]
+    return "ok" if not problems else "; ".join(problems[:5]) + (f" (and {len(problems) - 5} more)" if len(problems) > 5 else "")
 
 
 if __name__ == "__main__":
@@ -190,3 +297,7 @@ if __name__ == "__main__":
     finally:
         if state["process"] and state["process"].poll() is None:
             state["process"].kill()
+        if POSTGRES:
+            subprocess.run([POSTGRES_SCRIPT, "stop", PGDIR], capture_output=True, timeout=120)
+            shutil.rmtree(PGDIR, ignore_errors=True)
+

@@ -10,15 +10,22 @@ struct RetryBackoff {
     static let maximum: TimeInterval = 30
     static let reportInterval: TimeInterval = 60
 
+    /// The longest wait: `maximum` for background work; a lost database connection is tried
+    /// again sooner (`PostgresOutage`), since a restarted database should be noticed in seconds.
+    let ceiling: TimeInterval
     private(set) var delay: TimeInterval = 0
     /// No try before this.
     private(set) var until: Date?
     private var unreported = 0
     private var lastReport: Date?
 
+    init(ceiling: TimeInterval = RetryBackoff.maximum) {
+        self.ceiling = ceiling
+    }
+
     /// Notes a failure at `now`; returns the line to log, if one is due.
     mutating func failed(_ error: any Error, at now: Date) -> String? {
-        delay = delay == 0 ? Self.first : min(Self.maximum, delay * 2)
+        delay = delay == 0 ? Self.first : min(ceiling, delay * 2)
         until = now.addingTimeInterval(delay)
         unreported += 1
         if let lastReport, now.timeIntervalSince(lastReport) < Self.reportInterval { return nil }
@@ -26,13 +33,13 @@ struct RetryBackoff {
         unreported = 0
         lastReport = now
         let retry = String(format: "%.1f", delay)
-        return "\(error) (\(count) failure(s) since the last report; next try in \(retry) s, backing off up to \(Int(Self.maximum)) s)"
+        return "\(error) (\(count) failure(s) since the last report; next try in \(retry) s, backing off up to \(Int(ceiling)) s)"
     }
 
     /// Notes a success; returns the line to log when it ends a run of failures.
     mutating func succeeded() -> String? {
         guard delay > 0 else { return nil }
-        self = RetryBackoff()
+        self = RetryBackoff(ceiling: ceiling)
         return "recovered: the work succeeds again"
     }
 }

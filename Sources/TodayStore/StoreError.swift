@@ -31,6 +31,9 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     /// Writes are refused: the database file was deleted or replaced under the server, or the
     /// store is closed. Nothing was written.
     case storageUnavailable(String)
+    /// The connection to the database broke while a transaction was being committed: it may
+    /// or may not have been (PostgreSQL). Never acknowledged; a keyed retry finds out.
+    case outcomeUnknown(String)
 
     public var description: String {
         switch self {
@@ -54,6 +57,7 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
         case let .damaged(_, detail): return "it is damaged (quick_check: \(detail)); restore a copy or start a new file"
         case let .storageFull(detail): return "the disk is full: \(detail)"
         case let .storageUnavailable(detail): return "storage unavailable: \(detail)"
+        case let .outcomeUnknown(detail): return "the outcome of a commit is unknown: \(detail)"
         }
     }
 

@@ -46,7 +46,7 @@ final class TestServer: @unchecked Sendable {
 
     init(retentionMs: Millis? = nil, token: String? = nil, labelTokens: [(token: String, label: String)] = [],
          allowedOrigins: [String] = [], maxConnections: Int = 4000, clock: ManualClock? = nil,
-         chunkRows: Int = SessionStore.defaultChunkRows,
+         chunkRows: Int = SessionStore.defaultChunkRows, database given: String? = nil,
          firstObserver: (@Sendable (SessionStore, [String]) -> Void)? = nil) throws {
         self.firstObserver = firstObserver
         self.maxConnections = maxConnections
@@ -59,8 +59,9 @@ final class TestServer: @unchecked Sendable {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("todaysim-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         databasePath = directory.appendingPathComponent("sessions.sqlite").path
-        postgres = Self.onPostgres ? try TestPostgres.database() : nil
-        database = postgres?.uri ?? databasePath
+        // `given`: a database of the test's own (a PostgreSQL server it stops and starts).
+        postgres = given == nil && Self.onPostgres ? try TestPostgres.database() : nil
+        database = given ?? postgres?.uri ?? databasePath
         base = URL(string: "http://127.0.0.1:1")!
         try start()
     }

@@ -64,6 +64,12 @@ extension APIError {
             self = APIError(code: "storage_unavailable", status: 503,
                             detail: "the server cannot write its database now; nothing was written; retry later",
                             headers: [("Retry-After", "5")])
+        case .outcomeUnknown:
+            // Not acknowledged: the database may have committed the input before the
+            // connection broke. A keyed retry is answered from what is stored.
+            self = APIError(code: "storage_unavailable", status: 503,
+                            detail: "the connection to the database broke while this request was being committed, so it may have been applied; retry with the same Idempotency-Key (answered from the stored outcome), or read the session first",
+                            headers: [("Retry-After", "5")])
         case .newerSchema, .database, .postgres, .corrupt, .inUse, .foreign, .unusable, .damaged:
             self = .internalError
             logDetail = error.description

@@ -15,10 +15,14 @@ final class PostgresStorage: SessionStorage, @unchecked Sendable {
     // Guarded by `writeLock`.
     private var writer: PostgresConnection?
     private var closed = false
+    /// Tests: how many more commits lose their answer (`loseCommitAnswers`).
+    private var commitAnswersToLose = 0
     private let readers: PostgresPool
+    /// While the database is out of reach: requests answered at once, reconnecting in the background.
+    private var outage: PostgresOutage!
 
     /// Connects, creating or migrating the schema. A database that cannot be reached is an
-    /// error here (the server exits 2); later losses are retried.
+    /// error here (the server exits 2); later losses are retried (`PostgresOutage`).
     init(uri: String, readConnections: Int = 2) throws(StoreError) {
         self.uri = uri
         let connection = try Self.connect(uri)
@@ -26,6 +30,7 @@ final class PostgresStorage: SessionStorage, @unchecked Sendable {
         try PostgresTransaction.prepare(connection)
         writer = connection
         readers = PostgresPool(capacity: readConnections) { () throws(StoreError) in try Self.connect(uri) }
+        outage = PostgresOutage(health: health) { [weak self] () throws(StoreError) in try self?.reconnectWriter() }
     }
 
     /// A new connection; the password never appears in the error.
@@ -38,6 +43,7 @@ final class PostgresStorage: SessionStorage, @unchecked Sendable {
     }
 
     func close() {
+        outage.close()
         writeLock.lock()
         closed = true
         writer = nil
@@ -52,67 +58,118 @@ final class PostgresStorage: SessionStorage, @unchecked Sendable {
         writeLock.lock()
         defer { writeLock.unlock() }
         if closed { throw .storageUnavailable("the store is closed") }
-        let connection = try writerConnection()
+        // Known down: answered at once. Only the background connects again (a request that
+        // did could wait out a whole connect timeout).
+        try outage.check()
+        guard let connection = writer else { throw lost("the write connection is being reopened") }
         do {
             _ = try connection.execute("BEGIN")
         } catch {
+            if error.isConnectionLost { writer = nil }
             throw failed(error)
         }
+        let result: T
         do throws(StoreError) {
-            let result = try body(PostgresTransaction(connection: connection))
-            let commit: PostgresResult
-            do { commit = try connection.execute("COMMIT") } catch { throw failed(error) }
-            // One failed statement aborts a PostgreSQL transaction; COMMIT then rolls back.
-            guard commit.commandStatus == "COMMIT" else { throw StoreError.storageUnavailable("the transaction was rolled back") }
-            health.committed()
-            committed(result)
-            return result
+            result = try body(PostgresTransaction(connection: connection))
         } catch {
-            if !connection.isBroken { _ = try? connection.execute("ROLLBACK") }
+            // `PostgresTransaction` reports a statement that lost its connection as
+            // `storageUnavailable`; the server rolls back the transaction of a connection that ended.
+            if case .storageUnavailable = error {
+                writer = nil
+                _ = lost(error.description)
+            } else if (try? connection.execute("ROLLBACK")) == nil {
+                writer = nil
+            }
             throw error
         }
+        let commit: PostgresResult
+        do {
+            commit = try connection.execute("COMMIT")
+            try loseCommitAnswerIfAsked()
+        } catch {
+            throw commitFailed(error)
+        }
+        // One failed statement aborts a PostgreSQL transaction; COMMIT then rolls back.
+        guard commit.commandStatus == "COMMIT" else { throw .storageUnavailable("the transaction was rolled back") }
+        committed(result)
+        return result
     }
 
-    /// The write connection, reconnected when it was lost (under `writeLock`).
-    private func writerConnection() throws(StoreError) -> PostgresConnection {
-        if let writer, !writer.isBroken { return writer }
-        writer = nil
-        do {
-            let connection = try Self.connect(uri)
-            try PostgresTransaction.prepare(connection)
-            writer = connection
-            return connection
-        } catch {
-            health.unreachable(error.description)
-            throw error
+    /// A failed COMMIT. Without a connection its outcome is unknown: PostgreSQL may have
+    /// committed before the answer was lost, so it is never acknowledged, and the cache keeps
+    /// nothing of it (`committed` does not run; the shared store checks every cached session
+    /// against its stored version before use, so a commit that did happen is read back).
+    private func commitFailed(_ error: PostgresError) -> StoreError {
+        guard error.isConnectionLost else {
+            if (try? writer?.execute("ROLLBACK")) == nil { writer = nil }
+            return .postgres(error)
         }
+        writer = nil
+        let cause = "PostgreSQL at \(PostgresConnection.redacted(uri)): \(error.message)"
+        _ = lost(cause)
+        return .outcomeUnknown(cause)
+    }
+
+    /// Tests: the next `count` commits happen but their answer is lost, as when the connection
+    /// breaks while PostgreSQL commits.
+    func loseCommitAnswers(_ count: Int) {
+        writeLock.lock()
+        commitAnswersToLose = count
+        writeLock.unlock()
+    }
+
+    private func loseCommitAnswerIfAsked() throws(PostgresError) {
+        guard commitAnswersToLose > 0 else { return }
+        commitAnswersToLose -= 1
+        throw PostgresError(sqlState: nil, message: "server closed the connection unexpectedly (injected by a test after COMMIT)",
+                            sql: "COMMIT", connectionBroken: true)
+    }
+
+    /// In the background, while known down: a new write connection, checked with a round trip.
+    private func reconnectWriter() throws(StoreError) {
+        let connection = try Self.connect(uri)
+        try PostgresTransaction.prepare(connection)
+        writeLock.lock()
+        defer { writeLock.unlock() }
+        if !closed { writer = connection }
     }
 
     /// A PostgreSQL error as the caller answers it: a lost connection makes the storage
-    /// unreachable until a write gets through again.
+    /// unreachable until the background connects again.
     func failed(_ error: PostgresError) -> StoreError {
-        if error.isConnectionLost {
-            let cause = "PostgreSQL at \(PostgresConnection.redacted(uri)): \(error.message)"
-            health.unreachable(cause)
-            return .storageUnavailable(cause)
-        }
-        return .postgres(error)
+        guard error.isConnectionLost else { return .postgres(error) }
+        return lost("PostgreSQL at \(PostgresConnection.redacted(uri)): \(error.message)")
+    }
+
+    /// Notes the database out of reach; returns the error requests get meanwhile.
+    private func lost(_ cause: String) -> StoreError {
+        readers.discardIdle()
+        outage.lost(cause)
+        return .storageUnavailable(cause)
     }
 
     func yieldToWriters() {}
 
+    /// For `/readyz`. Known down, the background is at it; otherwise an idle write connection
+    /// the server ended shows here without a round trip, and starts the reconnecting.
     func probe() {
-        guard health.shouldProbe() else { return }
-        writeLock.lock()
+        guard !outage.isDown, writeLock.try() else { return }
         defer { writeLock.unlock() }
-        guard !closed, let connection = try? writerConnection() else { return }
-        if (try? connection.execute("SELECT 1")) != nil { health.committed() }
+        guard !closed, let writer, writer.wasEndedWhileIdle else { return }
+        self.writer = nil
+        _ = lost("PostgreSQL at \(PostgresConnection.redacted(uri)) ended the connection")
     }
 
     // MARK: Reads
 
     private func reading<T>(_ body: (PostgresConnection) throws(PostgresError) -> T) throws(StoreError) -> T {
-        let connection = try readers.take()
+        try outage.check()
+        let connection: PostgresConnection
+        do {
+            connection = try readers.take()
+        } catch {
+            throw lost(error.description)
+        }
         defer { readers.give(back: connection) }
         do { return try body(connection) } catch { throw failed(error) }
     }
@@ -208,69 +265,5 @@ final class PostgresStorage: SessionStorage, @unchecked Sendable {
 
     func nextRemoving() throws(StoreError) -> Int64? {
         try column("next_removing") { result, row throws(PostgresError) in try result.int64(row, 0) }.first
-    }
-}
-
-/// Read connections, made when first needed and kept; one per concurrent reader up to
-/// `capacity` (a reader past it waits for one).
-final class PostgresPool: @unchecked Sendable {
-    private let condition = NSCondition()
-    // Guarded by `condition`.
-    private var idle: [PostgresConnection] = []
-    private var made = 0
-    private var closed = false
-    private let capacity: Int
-    private let connect: () throws(StoreError) -> PostgresConnection
-
-    init(capacity: Int, connect: @escaping () throws(StoreError) -> PostgresConnection) {
-        self.capacity = max(1, capacity)
-        self.connect = connect
-    }
-
-    func take() throws(StoreError) -> PostgresConnection {
-        condition.lock()
-        while idle.isEmpty, made >= capacity, !closed { condition.wait() }
-        if closed {
-            condition.unlock()
-            throw .storageUnavailable("the store is closed")
-        }
-        if let connection = idle.popLast() {
-            condition.unlock()
-            if !connection.isBroken { return connection }
-            return try replace()
-        }
-        made += 1
-        condition.unlock()
-        return try replace()
-    }
-
-    /// A new connection for a slot already counted in `made`.
-    private func replace() throws(StoreError) -> PostgresConnection {
-        do {
-            let connection = try connect()
-            try PostgresTransaction.prepare(connection)
-            return connection
-        } catch {
-            condition.lock()
-            made -= 1
-            condition.signal()
-            condition.unlock()
-            throw error
-        }
-    }
-
-    func give(back connection: PostgresConnection) {
-        condition.lock()
-        if connection.isBroken || closed { made -= 1 } else { idle.append(connection) }
-        condition.signal()
-        condition.unlock()
-    }
-
-    func close() {
-        condition.lock()
-        closed = true
-        idle.removeAll()
-        condition.broadcast()
-        condition.unlock()
     }
 }

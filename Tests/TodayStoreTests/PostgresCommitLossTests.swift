@@ -1,0 +1,74 @@
+import Foundation
+import Testing
+import TodayHost
+import TodayTestSupport
+@testable import TodayStore
+
+/// Issue 14, item 3: a COMMIT whose answer is lost (the connection broke while PostgreSQL
+/// committed) is never acknowledged, and nothing of it stays in this server's cache: what the
+/// database holds is read back, and a keyed retry replays the stored answer instead of
+/// applying the input twice.
+@Suite struct PostgresCommitLossTests {
+    /// One keyed input, waited for.
+    static func keyed(_ store: SessionStore, _ key: String) -> Result<SessionStore.KeyedAnswer, StoreError> {
+        let done = DispatchSemaphore(value: 0)
+        let box = KeyedBox()
+        let idempotency = SessionStore.Idempotency(key: key, fingerprint: Array(key.utf8)) { writes in
+            Array("version \(writes.last?.stored.session.version ?? 0)".utf8)
+        }
+        store.applyAll([.input(.clock(.advanceBy(100)))], to: "s1", ifVersion: nil, idempotency: idempotency) {
+            box.result = $0
+            done.signal()
+        }
+        done.wait()
+        return box.result!
+    }
+
+    /// Polls `condition` until it holds or 30 s pass.
+    static func eventually(_ condition: () -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(30)
+        while !condition() {
+            if Date() > deadline { return false }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        return true
+    }
+
+    @Test func aCommitWhoseAnswerIsLostIsNotAcknowledgedAndReadBackAsStored() throws {
+        try TestPostgres.withDatabase { uri in
+            let store = try SessionStore.open(uri)
+            defer { store.close() }
+            _ = try store.create(id: "s1", config: SessionConfig(uid: "u1"))
+            guard case .applied = try Self.keyed(store, "k1").get() else { Issue.record("k1 is applied"); return }
+            #expect(try store.session("s1").session.version == 2, "cached at version 2")
+
+            try #require(store.storage as? PostgresStorage).loseCommitAnswers(1)
+            let lost = Self.keyed(store, "k2")
+            guard case .failure(.outcomeUnknown) = lost else {
+                Issue.record("a commit without an answer must not be acknowledged: \(lost)")
+                return
+            }
+            #expect(store.health.snapshot.state == .unreachable)
+            #expect(Self.eventually { store.health.snapshot.state == .ok }, "the background connects again")
+
+            // PostgreSQL did commit it: read back from the database, not from the cache (which
+            // still holds version 2).
+            let session = try store.session("s1").session
+            #expect(session.version == 3 && session.nowMs == 200)
+            guard case let .replayed(answer) = try Self.keyed(store, "k2").get() else {
+                Issue.record("the keyed retry replays what was committed")
+                return
+            }
+            #expect(answer == Array("version 3".utf8))
+            // The next input builds on the stored version.
+            guard case .applied = try Self.keyed(store, "k3").get() else { Issue.record("k3 is applied"); return }
+            #expect(try store.session("s1").session.version == 4)
+            let inputs = try store.timeline("s1", after: 0, limit: 100, kind: "input").entries.count
+            #expect(inputs == 4, "the creation and three inputs, each once")
+        }
+    }
+}
+
+private final class KeyedBox: @unchecked Sendable {
+    var result: Result<SessionStore.KeyedAnswer, StoreError>?
+}
