@@ -117,10 +117,6 @@ def wrk(url, script=None, connections=CONNECTIONS, env=None):
     return tuple(statistics.median(run[index] for run in runs) for index in range(3))
 
 
-def median_of_runs(measure):
-    return statistics.median(measure() for _ in range(RUNS))
-
-
 ROWS = []
 
 
