@@ -13,6 +13,25 @@ import TodayTestSupport
         var first = true
     }
 
+    /// Readers block in `version(of:)` as request threads do: each runs on a thread of its own
+    /// (not a task, which would hold one of the few cooperative threads while it waits).
+    final class Reader: @unchecked Sendable {
+        let done = DispatchSemaphore(value: 0)
+        var result: Result<StoredVersion?, StoreError>?
+
+        init(_ checks: VersionChecks, _ id: String) {
+            Thread { [self] in
+                do throws(StoreError) { result = .success(try checks.version(of: id)) } catch { result = .failure(error) }
+                done.signal()
+            }.start()
+        }
+
+        func value() throws -> StoredVersion? {
+            done.wait()
+            return try result!.get()
+        }
+    }
+
     @Test func readersArrivingDuringACheckShareTheNextOne() async throws {
         let lookups = Lookups()
         let checks = VersionChecks { ids throws(StoreError) in
@@ -26,16 +45,15 @@ import TodayTestSupport
             for id in ids where id != "gone" { found[id] = StoredVersion(ord: Int64(id.dropFirst()) ?? 0, version: 7) }
             return found
         }
-        let first = Task.detached { try checks.version(of: "s1") }
+        let first = Reader(checks, "s1")
         #expect(await eventually { lookups.lock.withLock { lookups.batches.count } == 1 }, "the first check runs")
         let ids = (2...9).map { "s\($0)" } + ["gone"]
-        let others = ids.map { id in Task.detached { (id, try checks.version(of: id)) } }
+        let others = ids.map { Reader(checks, $0) }
         #expect(await eventually { checks.waitingCount == ids.count }, "the others wait for the next check")
         lookups.firstMayFinish.signal()
-        #expect(try await first.value == StoredVersion(ord: 1, version: 7))
-        for task in others {
-            let (id, version) = try await task.value
-            #expect(version == (id == "gone" ? nil : StoredVersion(ord: Int64(id.dropFirst())!, version: 7)), "\(id)")
+        #expect(try first.value() == StoredVersion(ord: 1, version: 7))
+        for (id, reader) in zip(ids, others) {
+            #expect(try reader.value() == (id == "gone" ? nil : StoredVersion(ord: Int64(id.dropFirst())!, version: 7)), "\(id)")
         }
         #expect(lookups.batches == [["s1"], ids.sorted()], "two queries for ten readers")
     }
