@@ -487,25 +487,29 @@ public final class SessionStore: @unchecked Sendable {
 
     /// The view's bytes and a tag that changes whenever anything in the view but a `wall`
     /// session's clock changes (every such change is an input or a fired timer, so it moves
-    /// `version` or the timeline).
+    /// `version` or the timeline). Both from one read of the session: a write between two
+    /// reads could otherwise pair old bytes with the new tag.
     public func taggedView(_ id: String) throws(StoreError) -> (bytes: [UInt8], tag: String) {
-        let bytes = try viewBytes(id)
-        let session = try session(id).session
-        return (bytes, "\(session.version)-\(session.lastSeq)")
+        let (bytes, stored) = try viewAndSession(id)
+        return (bytes, "\(stored.session.version)-\(stored.session.lastSeq)")
     }
 
     /// The session view's JSON bytes, from the cache when the session has not changed.
     public func viewBytes(_ id: String) throws(StoreError) -> [UInt8] {
+        try viewAndSession(id).bytes
+    }
+
+    private func viewAndSession(_ id: String) throws(StoreError) -> (bytes: [UInt8], stored: StoredSession) {
         if let (view, stored) = cache.view(id), !stored.isWall, try isCurrent(stored) {
-            if let view { return view }
+            if let view { return (view, stored) }
             let bytes = stored.viewBytes
             cache.remember(view: bytes, of: id, version: stored.version)
-            return bytes
+            return (bytes, stored)
         }
         let stored = try session(id)
         let bytes = stored.viewBytes
         if !stored.isWall { cache.remember(view: bytes, of: id, version: stored.version) }
-        return bytes
+        return (bytes, stored)
     }
 
     /// The view after a write, encoded once and kept for the reads that follow.
