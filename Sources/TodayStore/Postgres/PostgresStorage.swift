@@ -70,7 +70,9 @@ final class PostgresStorage: SessionStorage, @unchecked Sendable {
         }
         let result: T
         do throws(StoreError) {
-            result = try body(PostgresTransaction(connection: connection))
+            let transaction = PostgresTransaction(connection: connection)
+            result = try body(transaction)
+            try transaction.flush()
         } catch {
             // `PostgresTransaction` reports a statement that lost its connection as
             // `storageUnavailable`; the server rolls back the transaction of a connection that ended.

@@ -6,6 +6,13 @@ import TodayHost
 /// under that lock.
 struct PostgresTransaction: StorageTransaction {
     let connection: PostgresConnection
+    /// Rows to write at the end of the transaction, a statement per table (`flush`).
+    let writes = PostgresWrites()
+
+    /// Writes what the transaction kept back; `PostgresStorage.write` calls it before COMMIT.
+    func flush() throws(StoreError) {
+        try writes.flush { name, parameters throws(StoreError) in try run(name, parameters) }
+    }
 
     /// Locks taken so that cursors (`ord` of sessions and violations) grow in commit order:
     /// with several writers a sequence value is drawn at insert time but becomes visible at
@@ -23,22 +30,31 @@ struct PostgresTransaction: StorageTransaction {
             INSERT INTO sessions (id, uid, label, closed, clock, wall_origin_ms, next_due_ms, version, state, ttl_ms, last_active_ms)
             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING ord
             """),
-        ("update_session", """
-            UPDATE sessions SET closed = $1::smallint, next_due_ms = $2, version = $3, state = $4, last_active_ms = $6,
-                closed_at_ms = CASE WHEN $1::smallint = 1 THEN coalesce(closed_at_ms, $6) ELSE NULL END
-            WHERE ord = $5 AND closed < 2 AND ($7::bigint IS NULL OR version = $7)
-            """),
         ("update_uid", "UPDATE sessions SET uid = $1 WHERE ord = $2"),
-        ("insert_entries", """
-            INSERT INTO timeline (session, seq, kind, entry)
-            SELECT $1, seq, kind, entry FROM unnest($2::int[], $3::text[], $4::bytea[]) AS e(seq, kind, entry)
+        ("update_sessions", """
+            UPDATE sessions s SET closed = u.closed, next_due_ms = u.next_due_ms, version = u.version, state = u.state,
+                last_active_ms = u.now_ms,
+                closed_at_ms = CASE WHEN u.closed = 1 THEN coalesce(s.closed_at_ms, u.now_ms) ELSE NULL END
+            FROM unnest($1::bigint[], $2::smallint[], $3::bigint[], $4::bigint[], $5::bytea[], $6::bigint[], $7::bigint[])
+                AS u(ord, closed, next_due_ms, version, state, now_ms, expected)
+            WHERE s.ord = u.ord AND s.closed < 2 AND (u.expected IS NULL OR s.version = u.expected)
             """),
-        ("insert_violation", "INSERT INTO violations (session, seq, code) VALUES ($1, $2, $3)"),
-        ("select_record", "SELECT record FROM requests WHERE session = $1 AND request_id = $2"),
-        ("upsert_record", """
-            INSERT INTO requests (session, request_id, record) VALUES ($1, $2, $3)
+        ("insert_timeline", """
+            INSERT INTO timeline (session, seq, kind, entry)
+            SELECT * FROM unnest($1::bigint[], $2::int[], $3::text[], $4::bytea[])
+            """),
+        // In the order given (WITH ORDINALITY): violation ords follow the entries' order.
+        ("insert_violations", """
+            INSERT INTO violations (session, seq, code)
+            SELECT session, seq, code FROM unnest($1::bigint[], $2::int[], $3::text[]) WITH ORDINALITY AS v(session, seq, code, n)
+            ORDER BY n
+            """),
+        ("upsert_records", """
+            INSERT INTO requests (session, request_id, record)
+            SELECT * FROM unnest($1::bigint[], $2::text[], $3::bytea[])
             ON CONFLICT (session, request_id) DO UPDATE SET record = excluded.record
             """),
+        ("select_record", "SELECT record FROM requests WHERE session = $1 AND request_id = $2"),
         ("select_idempotency", "SELECT fingerprint, response FROM idempotency WHERE session = $1 AND key = $2"),
         ("insert_idempotency", "INSERT INTO idempotency (session, key, fingerprint, response, created_ms) VALUES ($1, $2, $3, $4, $5)"),
         ("reclaim_idempotency", "DELETE FROM idempotency WHERE session = $1"),
@@ -200,64 +216,49 @@ struct PostgresTransaction: StorageTransaction {
         return try rows(result) { row throws(PostgresError) in try result.int64(row, 0) }.first ?? 0
     }
 
+    /// Kept until the flush: the row was locked when the transaction read it, so it is still
+    /// there and at `expectedVersion` (the flush checks both).
     func updateSession(ord: Int64, _ session: HostSession, expectedVersion: Int?, nowMs: Millis) throws(StoreError) -> Bool {
-        let result = try run("update_session", [
-            .int(session.isClosed ? 1 : 0), Self.nextDue(session), .int(session.version), .bytes(session.stateBytes),
-            .int64(ord), .int64(nowMs), expectedVersion.map { .int($0) } ?? .null,
-        ])
-        return result.affectedRows == 1
+        writes.update(ord: ord, session, expectedVersion: expectedVersion, nowMs: nowMs)
+        return true
     }
 
     func updateUid(ord: Int64, uid: String) throws(StoreError) {
-        _ = try run("update_uid", [.text(uid), .int64(ord)])
+        writes.updateUid(ord: ord, uid: uid)
     }
 
     func insertEntries(ord: Int64, _ entries: [EncodedEntry]) throws(StoreError) {
-        guard !entries.isEmpty else { return }
-        _ = try run("insert_entries", [
-            .int64(ord), .text("{" + entries.map { String($0.seq) }.joined(separator: ",") + "}"),
-            Self.textArray(entries.map(\.kind)), Self.byteaArray(entries.map(\.json)),
-        ])
-        let violations = entries.filter { $0.violation != nil }
-        if !violations.isEmpty { _ = try run("order_lock", [.int64(Self.violationOrderLock)]) }
-        for entry in violations {
-            _ = try run("insert_violation", [.int64(ord), .int(entry.seq), .text(entry.violation)])
-        }
+        writes.insert(ord: ord, entries)
     }
 
     func record(ord: Int64, requestId: String) throws(StoreError) -> [UInt8]? {
+        if let kept = writes.record(ord: ord, requestId: requestId) { return kept }
         let result = try run("select_record", [.int64(ord), .text(requestId)])
         return try rows(result) { row throws(PostgresError) in try result.bytes(row, 0) }.first
     }
 
     func saveRecords(ord: Int64, _ records: [RequestRecord]) throws(StoreError) {
-        for record in records {
-            _ = try run("upsert_record", [.int64(ord), .text(record.requestId), .bytes(record.stateBytes)])
-        }
+        writes.save(ord: ord, records)
     }
 
     func idempotency(ord: Int64, key: String) throws(StoreError) -> (fingerprint: [UInt8], answer: [UInt8])? {
+        if let kept = writes.idempotency(ord: ord, key: key) { return kept }
         let result = try run("select_idempotency", [.int64(ord), .text(key)])
         return try rows(result) { row throws(PostgresError) in (fingerprint: try result.bytes(row, 0), answer: try result.bytes(row, 1)) }.first
     }
 
     func insertIdempotency(ord: Int64, key: String, fingerprint: [UInt8], answer: [UInt8], createdMs: Millis) throws(StoreError) {
-        _ = try run("insert_idempotency", [.int64(ord), .text(key), .bytes(fingerprint), .bytes(answer), .int64(createdMs)])
+        writes.remember(ord: ord, key: key, fingerprint: fingerprint, answer: answer, createdMs: createdMs)
     }
 
     func forgetIdempotency(createdBefore: Millis) throws(StoreError) {
         _ = try run("purge_idempotency", [.int64(createdBefore)])
     }
 
-    private func command(_ sql: String) throws(StoreError) {
-        do { _ = try connection.execute(sql) } catch {
-            throw error.isConnectionLost ? .storageUnavailable("PostgreSQL: \(error.message)") : .postgres(error)
-        }
-    }
-
-    func savepoint() throws(StoreError) { try command("SAVEPOINT steps") }
-    func releaseSavepoint() throws(StoreError) { try command("RELEASE SAVEPOINT steps") }
-    func rollbackToSavepoint() throws(StoreError) { try command("ROLLBACK TO SAVEPOINT steps") }
+    // A batch of steps writes nothing before the flush: its savepoint is a copy of what is kept.
+    func savepoint() throws(StoreError) { writes.savepoint() }
+    func releaseSavepoint() throws(StoreError) { writes.releaseSavepoint() }
+    func rollbackToSavepoint() throws(StoreError) { writes.rollbackToSavepoint() }
 
     // MARK: Removal and forks
 
