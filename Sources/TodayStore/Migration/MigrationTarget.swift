@@ -99,7 +99,9 @@ final class MigrationTarget {
     /// Timeline entries, through the statement every server writes them with.
     func insert(_ entries: [EncodedEntry], of ord: Int64) throws(StoreError) {
         try chunked(rows: entries.count, bytes: entries.reduce(0) { $0 + $1.json.count }) {
-            try PostgresTransaction(connection: connection).insertEntries(ord: ord, entries)
+            let transaction = PostgresTransaction(connection: connection)
+            try transaction.insertEntries(ord: ord, entries)
+            try transaction.flush()
         }
     }
 
