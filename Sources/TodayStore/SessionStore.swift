@@ -104,7 +104,9 @@ public final class SessionStore: @unchecked Sendable {
     init(storage: any SessionStorage, cacheCapacity: Int = 4096, chunkRows: Int = SessionStore.defaultChunkRows,
          unixNow: @escaping @Sendable () -> Millis = SessionStore.systemUnixNow) {
         self.storage = storage
-        versionChecks = VersionChecks { [storage] ids throws(StoreError) in try storage.versions(of: ids) }
+        versionChecks = VersionChecks(parallel: storage.readConnections) { [storage] ids throws(StoreError) in
+            try storage.versions(of: ids)
+        }
         self.chunkRows = max(1, chunkRows)
         cache = SessionCache(capacity: cacheCapacity)
         self.unixNow = unixNow

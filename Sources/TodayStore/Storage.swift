@@ -13,6 +13,9 @@ protocol SessionStorage: AnyObject, Sendable {
     /// Whether the storage takes writes (`/readyz`), and what a failed write's error means.
     var health: StorageHealth { get }
 
+    /// How many reads may run side by side (their connections).
+    var readConnections: Int { get }
+
     /// Runs `body` in one write transaction, committed when it returns and rolled back when it
     /// throws (nothing half-applied); after the commit, `committed` runs before any other write
     /// of this process can start (the cache is updated there). `urgent`: the group commit's

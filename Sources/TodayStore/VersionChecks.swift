@@ -1,9 +1,10 @@
 import Foundation
 
 /// Confirms cached sessions against shared storage for concurrent reads in one query (issue
-/// 14, item 4): a reader that finds no check under way runs one for every reader waiting at
-/// that moment; readers arriving meanwhile wait for the next. Under load, many reads share one
-/// round trip instead of queueing one each for the reader connections.
+/// 14, item 4): a reader that finds fewer than `parallel` checks under way runs one for every
+/// reader waiting at that moment; readers arriving while all are busy wait for the next. Under
+/// load, many reads share one round trip; under little, checks still run side by side (one per
+/// reader connection) instead of one after the other.
 final class VersionChecks: @unchecked Sendable {
     private final class Ticket {
         let id: String
@@ -14,10 +15,12 @@ final class VersionChecks: @unchecked Sendable {
     private let condition = NSCondition()
     // Guarded by `condition`.
     private var waiting: [Ticket] = []
-    private var running = false
+    private var running = 0
+    private let parallel: Int
     private let lookup: ([String]) throws(StoreError) -> [String: StoredVersion]
 
-    init(lookup: @escaping ([String]) throws(StoreError) -> [String: StoredVersion]) {
+    init(parallel: Int = 1, lookup: @escaping ([String]) throws(StoreError) -> [String: StoredVersion]) {
+        self.parallel = max(1, parallel)
         self.lookup = lookup
     }
 
@@ -34,12 +37,12 @@ final class VersionChecks: @unchecked Sendable {
         condition.lock()
         waiting.append(ticket)
         while ticket.result == nil {
-            if running {
+            if running >= parallel || !waiting.contains(where: { $0 === ticket }) {
                 condition.wait()
                 continue
             }
-            // No check under way: this reader runs one for everyone waiting now.
-            running = true
+            // Room for another check: this reader runs one for everyone waiting now.
+            running += 1
             let batch = waiting
             waiting = []
             condition.unlock()
@@ -51,7 +54,7 @@ final class VersionChecks: @unchecked Sendable {
             }
             condition.lock()
             for waiter in batch { waiter.result = result.map { $0[waiter.id] } }
-            running = false
+            running -= 1
             condition.broadcast()
         }
         condition.unlock()

@@ -11,6 +11,7 @@ import TodayTestSupport
         var batches: [[String]] = []
         let firstMayFinish = DispatchSemaphore(value: 0)
         var first = true
+        var timedOut = false
     }
 
     /// Readers block in `version(of:)` as request threads do: each runs on a thread of its own
@@ -61,5 +62,32 @@ import TodayTestSupport
     @Test func aFailedCheckFailsEveryReaderOfIt() throws {
         let checks = VersionChecks { _ throws(StoreError) in throw .storageUnavailable("down") }
         #expect(throws: StoreError.storageUnavailable("down")) { try checks.version(of: "s1") }
+    }
+
+    /// With room for two checks at once, two readers do not wait for each other.
+    @Test func checksRunSideBySideUpToTheirConnections() async throws {
+        let lookups = Lookups()
+        let bothRunning = DispatchSemaphore(value: 0)
+        let checks = VersionChecks(parallel: 2) { ids throws(StoreError) in
+            lookups.lock.lock()
+            lookups.batches.append(ids)
+            let running = lookups.batches.count
+            lookups.lock.unlock()
+            // The first check returns only once the second has started beside it (or, were the
+            // checks one after the other, after a deadline that fails the test).
+            if running == 1 {
+                if bothRunning.wait(timeout: .now() + 20) == .timedOut { lookups.lock.withLock { lookups.timedOut = true } }
+            } else {
+                bothRunning.signal()
+            }
+            return [ids[0]: StoredVersion(ord: 1, version: 1)]
+        }
+        let first = Reader(checks, "a")
+        #expect(await eventually { lookups.lock.withLock { lookups.batches.count } == 1 })
+        let second = Reader(checks, "b")
+        #expect(try second.value() == StoredVersion(ord: 1, version: 1))
+        #expect(try first.value() == StoredVersion(ord: 1, version: 1))
+        #expect(lookups.batches.map(\.count) == [1, 1], "each ran its own check")
+        #expect(!lookups.lock.withLock { lookups.timedOut }, "side by side, not one after the other")
     }
 }

@@ -21,9 +21,12 @@ final class PostgresStorage: SessionStorage, @unchecked Sendable {
     /// While the database is out of reach: requests answered at once, reconnecting in the background.
     private var outage: PostgresOutage!
 
+    let readConnections: Int
+
     /// Connects, creating or migrating the schema. A database that cannot be reached is an
     /// error here (the server exits 2); later losses are retried (`PostgresOutage`).
     init(uri: String, readConnections: Int = 2) throws(StoreError) {
+        self.readConnections = max(1, readConnections)
         self.uri = uri
         let connection = try Self.connect(uri)
         try PostgresSchema.migrate(connection)

@@ -23,6 +23,8 @@ final class SQLiteStorage: SessionStorage, @unchecked Sendable {
     private let writerTurns = WriterTurns()
     let health: StorageHealth
     let isShared = false
+    /// One read connection (and the cache is never checked: nothing else writes the file).
+    let readConnections = 1
 
     /// Opens (creating and migrating) the database at `path`, or `:memory:`. Refuses, before
     /// SQLite touches it, a file another todaysim serves or another program's file; refuses a
