@@ -34,6 +34,12 @@ public final class TodayService: Sendable {
             streams.sessionsChanged(ids)
         }
         log.count(into: store.metrics)
+        // Back from a full disk or an unreachable database: the background jobs try at once.
+        store.health.observe { [weak scheduler, weak expiry] state, _ in
+            guard state == .ok else { return }
+            scheduler?.retryNow()
+            expiry?.retryNow()
+        }
         let sessions = SessionHandlers(store: store, scheduler: scheduler, waiters: waiters, expiry: expiry)
         let inputs = InputHandlers(store: store, scheduler: scheduler, log: log)
         let reports = ReportHandlers(store: store)

@@ -13,12 +13,17 @@ public final class BackgroundLoop: @unchecked Sendable {
     private var poked = false
     private var finished = false
     private var started = false
+    private var retryAsked = false
+    private let firstRetry: TimeInterval
 
     /// `nextWake` returning `nil` sleeps until a poke. Work that throws is retried with a
-    /// growing wait (`RetryBackoff`), pokes notwithstanding, and `report` hears of it.
+    /// growing wait (`RetryBackoff`, from `firstRetry` seconds), pokes notwithstanding, and
+    /// `report` hears of it.
     public init(name: String, nextWake: @escaping @Sendable () -> Date?,
                 report: @escaping @Sendable (String) -> Void = { _ in },
+                firstRetry: TimeInterval = 0.1,
                 work: @escaping @Sendable () throws -> Void) {
+        self.firstRetry = firstRetry
         self.name = name
         self.nextWake = nextWake
         self.report = report
@@ -42,6 +47,17 @@ public final class BackgroundLoop: @unchecked Sendable {
         condition.unlock()
     }
 
+    /// What made the work fail is gone (storage takes writes again, `StorageHealth`): try now
+    /// rather than at the end of the backoff (up to 30 s: a wall timer that fell due while the
+    /// database was down would fire that late).
+    public func retryNow() {
+        condition.lock()
+        retryAsked = true
+        poked = true
+        condition.signal()
+        condition.unlock()
+    }
+
     /// Stops the loop and waits for its thread to finish.
     public func stop() {
         condition.lock()
@@ -52,11 +68,15 @@ public final class BackgroundLoop: @unchecked Sendable {
     }
 
     private func run() {
-        var backoff = RetryBackoff()
+        var backoff = RetryBackoff(first: firstRetry)
         while true {
             let planned = nextWake()
             condition.lock()
             while !stopped {
+                if retryAsked {
+                    retryAsked = false
+                    backoff.retryNow()
+                }
                 if let until = backoff.until, Date() < until {
                     _ = condition.wait(until: until)
                     continue

@@ -19,13 +19,21 @@ struct RetryBackoff {
     private var unreported = 0
     private var lastReport: Date?
 
-    init(ceiling: TimeInterval = RetryBackoff.maximum) {
+    /// The first wait (tests make it long, to tell a retry asked for from one waited for).
+    let firstDelay: TimeInterval
+
+    init(ceiling: TimeInterval = RetryBackoff.maximum, first: TimeInterval = RetryBackoff.first) {
         self.ceiling = ceiling
+        firstDelay = first
     }
+
+    /// The cause of the failures is gone (storage takes writes again): the next try need not
+    /// wait; a failure after it goes on doubling.
+    mutating func retryNow() { until = nil }
 
     /// Notes a failure at `now`; returns the line to log, if one is due.
     mutating func failed(_ error: any Error, at now: Date) -> String? {
-        delay = delay == 0 ? Self.first : min(ceiling, delay * 2)
+        delay = delay == 0 ? firstDelay : min(ceiling, delay * 2)
         until = now.addingTimeInterval(delay)
         unreported += 1
         if let lastReport, now.timeIntervalSince(lastReport) < Self.reportInterval { return nil }
@@ -39,7 +47,7 @@ struct RetryBackoff {
     /// Notes a success; returns the line to log when it ends a run of failures.
     mutating func succeeded() -> String? {
         guard delay > 0 else { return nil }
-        self = RetryBackoff(ceiling: ceiling)
+        self = RetryBackoff(ceiling: ceiling, first: firstDelay)
         return "recovered: the work succeeds again"
     }
 }

@@ -33,5 +33,8 @@ public final class SessionExpiry: @unchecked Sendable {
     /// A session with a `ttlMs` was created or touched: look again for the next expiry.
     public func poke() { loop.poke() }
 
+    /// Storage takes writes again: look now rather than at the end of the backoff.
+    public func retryNow() { loop.retryNow() }
+
     public func stop() { loop.stop() }
 }

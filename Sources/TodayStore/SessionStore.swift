@@ -122,6 +122,9 @@ public final class SessionStore: @unchecked Sendable {
         }
         reclaimer?.start()
         reclaimer?.poke()
+        storage.health.observe { [weak self] state, _ in
+            if state == .ok { self?.reclaimer?.retryNow() }
+        }
     }
 
     /// Stops writing and releases the storage (a SQLite file's lock, so another server may

@@ -27,5 +27,8 @@ public final class WallClockScheduler: Sendable {
     /// A `wall` session changed: look again for the earliest due timer.
     public func poke() { loop.poke() }
 
+    /// Storage takes writes again: fire what fell due without waiting out the backoff.
+    public func retryNow() { loop.retryNow() }
+
     public func stop() { loop.stop() }
 }
