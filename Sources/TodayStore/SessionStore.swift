@@ -473,7 +473,7 @@ public final class SessionStore: @unchecked Sendable {
                 cache.remove([id])
                 throw .sessionNotFound(id)
             }
-            let stored = StoredSession(session: try StoredSession.decode(row.state), wallOriginMs: row.wallOriginMs, ord: row.ord)
+            let stored = try StoredSession(row: row)
             if !stored.isWall {
                 cache.put(stored)
                 return stored
@@ -536,7 +536,7 @@ public final class SessionStore: @unchecked Sendable {
         let rows = try storage.listSessions(afterOrd: afterOrd, uid: uid, label: label, closed: closed, limit: limit + 1)
         var sessions: [StoredSession] = []
         for row in rows.prefix(limit) {
-            var stored = StoredSession(session: try StoredSession.decode(row.state), wallOriginMs: row.wallOriginMs, ord: row.ord)
+            var stored = try StoredSession(row: row)
             if let cached = cache.stored(stored.id), cached.ord == stored.ord, cached.session.version >= stored.session.version {
                 stored = cached
             }
@@ -686,7 +686,7 @@ public final class SessionStore: @unchecked Sendable {
     func reloadFromDisk(_ id: String) throws(StoreError) -> StoredSession {
         try storage.write(urgent: false, { transaction throws(StoreError) in
             guard let row = try transaction.session(id: id) else { throw StoreError.sessionNotFound(id) }
-            return StoredSession(session: try StoredSession.decode(row.state), wallOriginMs: row.wallOriginMs, ord: row.ord)
+            return try StoredSession(row: row)
         }, committed: { _ in })
     }
 
@@ -696,8 +696,8 @@ public final class SessionStore: @unchecked Sendable {
     func current(_ id: String, _ transaction: any StorageTransaction,
                  locked: [String: StoredVersion]? = nil) throws(StoreError) -> StoredSession {
         if storage.isShared {
-            var versions = locked ?? [:]
-            if locked == nil { versions = try transaction.lockSessions(ids: [id]) }
+            let versions: [String: StoredVersion]
+            if let locked { versions = locked } else { versions = try transaction.lockSessions(ids: [id]) }
             guard let version = versions[id] else {
                 cache.remove([id])
                 throw .sessionNotFound(id)
@@ -707,7 +707,7 @@ public final class SessionStore: @unchecked Sendable {
             return stored
         }
         guard let row = try transaction.session(id: id) else { throw .sessionNotFound(id) }
-        let stored = StoredSession(session: try StoredSession.decode(row.state), wallOriginMs: row.wallOriginMs, ord: row.ord)
+        let stored = try StoredSession(row: row)
         cache.put(stored)
         return stored
     }

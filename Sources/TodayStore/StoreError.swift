@@ -81,3 +81,10 @@ public struct StepError: Error, Equatable, Sendable {
     }
 }
 
+extension StoreError {
+    /// A failed PostgreSQL call as the store reports it: a lost connection is storage out of
+    /// reach (503); anything else a failed statement.
+    init(_ error: PostgresError) {
+        self = error.isConnectionLost ? .storageUnavailable("PostgreSQL: \(error.message)") : .postgres(error)
+    }
+}

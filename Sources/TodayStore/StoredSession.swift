@@ -26,6 +26,11 @@ extension StoredSession {
     /// The session view's JSON.
     public var viewBytes: [UInt8] { session.viewBytes }
 
+    /// The session a row holds.
+    init(row: SessionRow) throws(StoreError) {
+        self.init(session: try Self.decode(row.state), wallOriginMs: row.wallOriginMs, ord: row.ord)
+    }
+
     /// A stored state: the binary form, or JSON as the first schema wrote it.
     static func decode(_ blob: [UInt8]) throws(StoreError) -> HostSession {
         do {

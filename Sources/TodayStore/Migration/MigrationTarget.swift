@@ -108,7 +108,7 @@ final class MigrationTarget {
     func insert(_ records: [MigrationSource.Record], of ord: Int64) throws(StoreError) {
         try chunked(rows: records.count, bytes: records.reduce(0) { $0 + $1.record.count }) {
             try connection.run("migrate_requests", [
-                .int64(ord), PostgresTransaction.textArray(records.map(\.requestId)), PostgresTransaction.byteaArray(records.map(\.record)),
+                .int64(ord), PostgresValue.textArray(records.map(\.requestId)), PostgresValue.byteaArray(records.map(\.record)),
             ])
         }
     }
@@ -117,8 +117,8 @@ final class MigrationTarget {
         let bytes = keys.reduce(0) { $0 + $1.fingerprint.count + $1.response.count }
         try chunked(rows: keys.count, bytes: bytes) {
             try connection.run("migrate_keys", [
-                .int64(ord), PostgresTransaction.textArray(keys.map(\.key)), PostgresTransaction.byteaArray(keys.map(\.fingerprint)),
-                PostgresTransaction.byteaArray(keys.map(\.response)), Self.numberArray(keys.map(\.createdMs)),
+                .int64(ord), PostgresValue.textArray(keys.map(\.key)), PostgresValue.byteaArray(keys.map(\.fingerprint)),
+                PostgresValue.byteaArray(keys.map(\.response)), PostgresValue.int64Array(keys.map(\.createdMs)),
             ])
         }
     }
@@ -129,8 +129,8 @@ final class MigrationTarget {
             // Under the servers' lock for violation `ord`s, which makes them grow in commit order.
             _ = try connection.run("order_lock", [.int64(PostgresTransaction.violationOrderLock)])
             return try connection.run("migrate_violations", [
-                Self.numberArray(violations.map(\.session)), Self.numberArray(violations.map { Int64($0.seq) }),
-                PostgresTransaction.textArray(violations.map(\.code)),
+                PostgresValue.int64Array(violations.map(\.session)), PostgresValue.int64Array(violations.map { Int64($0.seq) }),
+                PostgresValue.textArray(violations.map(\.code)),
             ])
         }
     }
@@ -194,18 +194,9 @@ final class MigrationTarget {
         } catch let error as StoreError {
             throw error
         } catch let error as PostgresError {
-            throw Self.storeError(error)
+            throw StoreError(error)
         } catch {
             throw .storageUnavailable("\(error)")
         }
-    }
-
-    private static func storeError(_ error: PostgresError) -> StoreError {
-        error.isConnectionLost ? .storageUnavailable("PostgreSQL: \(error.message)") : .postgres(error)
-    }
-
-    /// An integer array literal (`{1,2,3}`).
-    private static func numberArray(_ values: [Int64]) -> PostgresValue {
-        .text("{" + values.map(String.init).joined(separator: ",") + "}")
     }
 }

@@ -184,7 +184,7 @@ final class PostgresStorage: SessionStorage, @unchecked Sendable {
     }
 
     func versions(of ids: [String]) throws(StoreError) -> [String: StoredVersion] {
-        let result = try reading { connection throws(PostgresError) in try connection.run("session_versions", [PostgresTransaction.textArray(ids)]) }
+        let result = try reading { connection throws(PostgresError) in try connection.run("session_versions", [PostgresValue.textArray(ids)]) }
         return try PostgresTransaction.versions(result)
     }
 

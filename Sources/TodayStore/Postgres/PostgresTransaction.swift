@@ -128,7 +128,7 @@ struct PostgresTransaction: StorageTransaction {
         do {
             for (name, sql) in statements { try connection.prepare(name, sql) }
         } catch {
-            throw error.isConnectionLost ? .storageUnavailable(error.message) : .postgres(error)
+            throw StoreError(error)
         }
     }
 
@@ -136,7 +136,7 @@ struct PostgresTransaction: StorageTransaction {
         do {
             return try connection.run(name, parameters)
         } catch {
-            throw error.isConnectionLost ? .storageUnavailable("PostgreSQL: \(error.message)") : .postgres(error)
+            throw StoreError(error)
         }
     }
 
@@ -154,30 +154,6 @@ struct PostgresTransaction: StorageTransaction {
         }
     }
 
-    /// A text array literal of ids (`[A-Za-z0-9._-]` and the hidden `removing/`, `forking/`
-    /// prefixes: nothing to quote, but quoted anyway).
-    static func textArray(_ values: [String]) -> PostgresValue {
-        .text("{" + values.map { "\"" + $0.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\"" }
-            .joined(separator: ",") + "}")
-    }
-
-    /// A `bytea[]` array literal in text form: each element `\x` and hex, quoted.
-    static func byteaArray(_ values: [[UInt8]]) -> PostgresValue {
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = [UInt8(ascii: "{")]
-        for (index, bytes) in values.enumerated() {
-            if index > 0 { text.append(UInt8(ascii: ",")) }
-            text += Array("\"\\\\x".utf8)
-            for byte in bytes {
-                text.append(digits[Int(byte >> 4)])
-                text.append(digits[Int(byte & 0x0F)])
-            }
-            text.append(UInt8(ascii: "\""))
-        }
-        text.append(UInt8(ascii: "}"))
-        return .text(String(decoding: text, as: UTF8.self))
-    }
-
     private static func nextDue(_ session: HostSession) -> PostgresValue {
         session.nextDueMs.map { .int64($0) } ?? .null
     }
@@ -188,7 +164,7 @@ struct PostgresTransaction: StorageTransaction {
     }
 
     func lockSessions(ids: [String]) throws(StoreError) -> [String: StoredVersion] {
-        try Self.versions(try run("lock_sessions", [Self.textArray(ids.sorted())]))
+        try Self.versions(try run("lock_sessions", [PostgresValue.textArray(ids.sorted())]))
     }
 
     /// `(id, ord, version)` rows by id.

@@ -75,3 +75,36 @@ enum PostgresParameters {
         return body(Int32(values.count), types, pointers, lengths, formats)
     }
 }
+
+/// Arrays as text literals (`$1::bigint[]`, `text[]`, `bytea[]`): a whole batch of rows goes
+/// in one statement through `unnest`.
+extension PostgresValue {
+    /// A `bigint[]` literal; `nil` is `NULL`.
+    public static func int64Array(_ values: [Int64?]) -> PostgresValue {
+        .text("{" + values.map { $0.map(String.init) ?? "NULL" }.joined(separator: ",") + "}")
+    }
+
+    /// A text array literal of ids (`[A-Za-z0-9._-]` and the hidden `removing/`, `forking/`
+    /// prefixes: nothing to quote, but quoted anyway).
+    public static func textArray(_ values: [String]) -> PostgresValue {
+        .text("{" + values.map { "\"" + $0.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\"" }
+            .joined(separator: ",") + "}")
+    }
+
+    /// A `bytea[]` array literal in text form: each element `\x` and hex, quoted.
+    public static func byteaArray(_ values: [[UInt8]]) -> PostgresValue {
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = [UInt8(ascii: "{")]
+        for (index, bytes) in values.enumerated() {
+            if index > 0 { text.append(UInt8(ascii: ",")) }
+            text += Array("\"\\\\x".utf8)
+            for byte in bytes {
+                text.append(digits[Int(byte >> 4)])
+                text.append(digits[Int(byte & 0x0F)])
+            }
+            text.append(UInt8(ascii: "\""))
+        }
+        text.append(UInt8(ascii: "}"))
+        return .text(String(decoding: text, as: UTF8.self))
+    }
+}

@@ -76,13 +76,13 @@ final class PostgresWrites {
         if !pending.updates.isEmpty {
             let updates = pending.updates.sorted { $0.key < $1.key }
             let result = try run("update_sessions", [
-                Self.integers(updates.map(\.key)),
-                Self.integers(updates.map { Int64($0.value.session.isClosed ? 1 : 0) }),
-                Self.integers(updates.map { $0.value.session.nextDueMs }),
-                Self.integers(updates.map { Int64($0.value.session.version) }),
-                PostgresTransaction.byteaArray(updates.map(\.value.session.stateBytes)),
-                Self.integers(updates.map(\.value.nowMs)),
-                Self.integers(updates.map { $0.value.expectedVersion.map(Int64.init) }),
+                PostgresValue.int64Array(updates.map(\.key)),
+                PostgresValue.int64Array(updates.map { Int64($0.value.session.isClosed ? 1 : 0) }),
+                PostgresValue.int64Array(updates.map { $0.value.session.nextDueMs }),
+                PostgresValue.int64Array(updates.map { Int64($0.value.session.version) }),
+                PostgresValue.byteaArray(updates.map(\.value.session.stateBytes)),
+                PostgresValue.int64Array(updates.map(\.value.nowMs)),
+                PostgresValue.int64Array(updates.map { $0.value.expectedVersion.map(Int64.init) }),
             ])
             // Every row was locked when the transaction read it: one that did not change was
             // moved on by no one; it is gone or hidden, and the inputs must not stand.
@@ -93,24 +93,24 @@ final class PostgresWrites {
         for (ord, uid) in pending.uids { _ = try run("update_uid", [.text(uid), .int64(ord)]) }
         if !pending.entries.isEmpty {
             _ = try run("insert_timeline", [
-                Self.integers(pending.entries.map(\.ord)), Self.integers(pending.entries.map { Int64($0.entry.seq) }),
-                PostgresTransaction.textArray(pending.entries.map(\.entry.kind)),
-                PostgresTransaction.byteaArray(pending.entries.map(\.entry.json)),
+                PostgresValue.int64Array(pending.entries.map(\.ord)), PostgresValue.int64Array(pending.entries.map { Int64($0.entry.seq) }),
+                PostgresValue.textArray(pending.entries.map(\.entry.kind)),
+                PostgresValue.byteaArray(pending.entries.map(\.entry.json)),
             ])
             let violations = pending.entries.filter { $0.entry.violation != nil }
             if !violations.isEmpty {
                 _ = try run("order_lock", [.int64(PostgresTransaction.violationOrderLock)])
                 _ = try run("insert_violations", [
-                    Self.integers(violations.map(\.ord)), Self.integers(violations.map { Int64($0.entry.seq) }),
-                    PostgresTransaction.textArray(violations.map { $0.entry.violation ?? "" }),
+                    PostgresValue.int64Array(violations.map(\.ord)), PostgresValue.int64Array(violations.map { Int64($0.entry.seq) }),
+                    PostgresValue.textArray(violations.map { $0.entry.violation ?? "" }),
                 ])
             }
         }
         if !pending.recordOrder.isEmpty {
             let keys = pending.recordOrder
             _ = try run("upsert_records", [
-                Self.integers(keys.map(\.ord)), PostgresTransaction.textArray(keys.map(\.name)),
-                PostgresTransaction.byteaArray(keys.map { pending.records[$0] ?? [] }),
+                PostgresValue.int64Array(keys.map(\.ord)), PostgresValue.textArray(keys.map(\.name)),
+                PostgresValue.byteaArray(keys.map { pending.records[$0] ?? [] }),
             ])
         }
         for key in pending.keyOrder {
@@ -118,14 +118,5 @@ final class PostgresWrites {
             _ = try run("insert_idempotency", [.int64(key.ord), .text(key.name), .bytes(kept.fingerprint), .bytes(kept.answer),
                                                .int64(kept.createdMs)])
         }
-    }
-
-    /// A `bigint[]` literal; `nil` is `NULL`.
-    static func integers(_ values: [Int64?]) -> PostgresValue {
-        .text("{" + values.map { $0.map(String.init) ?? "NULL" }.joined(separator: ",") + "}")
-    }
-
-    static func integers(_ values: [Int64]) -> PostgresValue {
-        .text("{" + values.map(String.init).joined(separator: ",") + "}")
     }
 }

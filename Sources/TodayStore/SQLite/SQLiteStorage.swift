@@ -186,9 +186,7 @@ final class SQLiteStorage: SessionStorage, @unchecked Sendable {
     }
 
     func session(id: String) throws(StoreError) -> SessionRow? {
-        try reading { statements throws(SQLiteError) in
-            try statements.selectSession.rows([.text(id)]) { SessionRow(ord: $0.int64(0), wallOriginMs: $0.int64(1), state: $0.blob(2)) }.first
-        }
+        try reading { statements throws(SQLiteError) in try statements.sessionRow(id: id) }
     }
 
     func versions(of ids: [String]) throws(StoreError) -> [String: StoredVersion] {

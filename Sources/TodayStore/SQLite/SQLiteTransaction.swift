@@ -19,7 +19,7 @@ struct SQLiteTransaction: StorageTransaction {
     }
 
     func session(id: String) throws(StoreError) -> SessionRow? {
-        try rows(statements.selectSession, [.text(id)]) { SessionRow(ord: $0.int64(0), wallOriginMs: $0.int64(1), state: $0.blob(2)) }.first
+        do { return try statements.sessionRow(id: id) } catch { throw .database(error) }
     }
 
     /// The write lock already keeps every other writer out: this only reads the versions.

@@ -162,25 +162,9 @@ final class StoreStatements {
             """)
     }
 
-    struct SessionRow {
-        var ord: Int64
-        var wallOriginMs: Int64
-        var state: [UInt8]
-    }
-
-    func sessionRow(id: String) throws(StoreError) -> SessionRow? {
-        do {
-            return try selectSession.rows([.text(id)]) { SessionRow(ord: $0.int64(0), wallOriginMs: $0.int64(1), state: $0.blob(2)) }.first
-        } catch {
-            throw .database(error)
-        }
-    }
-
-    func lastOrd() throws(StoreError) -> Int64 {
-        do {
-            return try lastInsertOrd.rows { $0.int64(0) }.first ?? 0
-        } catch {
-            throw .database(error)
-        }
+    /// Session `id` as stored (a hidden one is renamed, so never found), for the writer and the
+    /// reader alike.
+    func sessionRow(id: String) throws(SQLiteError) -> SessionRow? {
+        try selectSession.rows([.text(id)]) { SessionRow(ord: $0.int64(0), wallOriginMs: $0.int64(1), state: $0.blob(2)) }.first
     }
 }
