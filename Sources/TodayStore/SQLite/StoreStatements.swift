@@ -31,13 +31,8 @@ final class StoreStatements {
     let sessionRecords: Statement
     let violationsPage: Statement
     let sessionsToPurge: Statement
-    let purgeTimeline: Statement
-    let purgeRequests: Statement
-    let purgeViolations: Statement
     let purgeSession: Statement
-    let copyTimeline: Statement
     let copyRequests: Statement
-    let copyViolations: Statement
     let sessionsByStatus: Statement
     /// Removal in small transactions (`closed = 2`: being removed or being forked, hidden from
     /// every read; the id renamed so it is free at once).
@@ -111,14 +106,9 @@ final class StoreStatements {
             """)
         sessionOrd = try database.prepare("SELECT ord FROM sessions WHERE id = ? AND closed < 2")
         sessionVersion = try database.prepare("SELECT ord, version FROM sessions WHERE id = ? AND closed < 2")
-        purgeTimeline = try database.prepare("DELETE FROM timeline WHERE session = ?")
-        purgeRequests = try database.prepare("DELETE FROM requests WHERE session = ?")
-        purgeViolations = try database.prepare("DELETE FROM violations WHERE session = ?")
         purgeSession = try database.prepare("DELETE FROM sessions WHERE ord = ?")
-        copyTimeline = try database.prepare("INSERT INTO timeline (session, seq, kind, entry) SELECT ?, seq, kind, entry FROM timeline WHERE session = ?")
         copyRequests = try database.prepare("INSERT INTO requests (session, request_id, record) SELECT ?, request_id, record FROM requests WHERE session = ?")
         sessionsByStatus = try database.prepare("SELECT closed, count(*) FROM sessions WHERE closed < 2 GROUP BY closed")
-        copyViolations = try database.prepare("INSERT INTO violations (session, seq, code) SELECT ?, seq, code FROM violations WHERE session = ? ORDER BY seq")
         sessionRecords = try database.prepare("SELECT record FROM requests WHERE session = ?")
         violationsPage = try database.prepare("""
             SELECT v.ord, s.id, t.entry FROM violations v
