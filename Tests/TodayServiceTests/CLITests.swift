@@ -24,40 +24,41 @@ import TodayTestSupport
     /// `environment`: variables set (or, as `nil`, removed) for this run.
     func run(_ arguments: [String], until marker: String? = nil, thenSignal signal: Int32? = nil,
              executable: URL = CLITests.binary, environment: [String: String?] = [:]) throws -> Run {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
         var variables = ProcessInfo.processInfo.environment
         for (name, value) in environment { variables[name] = value }
-        process.environment = variables
-        let errors = Pipe()
-        let output = Pipe()
-        process.standardError = errors
-        process.standardOutput = output
-        try process.run()
+        let process = try ChildProcess(executable.path, arguments, environment: variables, output: .pipe, error: .pipe)
+        let errors = process.standardError!, output = process.standardOutput!
         // A hung server must fail the test, not hang the run: killed after a minute unless it
-        // ended (cancelled then, so a reused pid is never hit).
-        let pid = process.processIdentifier
-        let killer = DispatchWorkItem { kill(pid, SIGKILL) }
+        // ended (`signal` does nothing to a child already reaped, so a reused pid is never hit).
+        let killer = DispatchWorkItem { process.signal(SIGKILL) }
         DispatchQueue.global().asyncAfter(deadline: .now() + 60, execute: killer)
         defer { killer.cancel() }
         if let marker, let signal {
             var seen = ""
             let deadline = Date().addingTimeInterval(30)
             while !seen.contains(marker), Date() < deadline {
-                let chunk = errors.fileHandleForReading.availableData
+                let chunk = errors.availableData
                 if chunk.isEmpty { break }
                 seen += String(decoding: chunk, as: UTF8.self)
             }
-            kill(process.processIdentifier, signal)
-            process.waitUntilExit()
-            let rest = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            return Run(status: process.terminationStatus, stderr: seen + rest, stdout: "")
+            process.signal(signal)
+            let status = process.waitForExit()
+            let rest = String(decoding: errors.readDataToEndOfFile(), as: UTF8.self)
+            return Run(status: status, stderr: seen + rest, stdout: "")
         }
-        process.waitUntilExit()
-        return Run(status: process.terminationStatus,
-                   stderr: String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self),
-                   stdout: String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+        // Both pipes are drained side by side: a child filling one while the other is read would
+        // block forever.
+        nonisolated(unsafe) var standardOutput = Data()
+        let outputRead = DispatchSemaphore(value: 0)
+        Thread {
+            standardOutput = output.readDataToEndOfFile()
+            outputRead.signal()
+        }.start()
+        let standardError = errors.readDataToEndOfFile()
+        outputRead.wait()
+        let status = process.waitForExit()
+        return Run(status: status, stderr: String(decoding: standardError, as: UTF8.self),
+                   stdout: String(decoding: standardOutput, as: UTF8.self))
     }
 
     func temporaryDirectory() throws -> URL {

@@ -15,24 +15,17 @@ import TodayTestSupport
     /// events it expects (`until`) or for the server to end the stream (`finish`), each with a
     /// generous deadline, never for a fixed window: curl's own `--max-time` is only a backstop.
     final class Listener: @unchecked Sendable {
-        let process = Process()
-        let output = Pipe()
+        let process: ChildProcess
         private let lock = NSLock()
         // Guarded by `lock`.
         private var text = ""
         private var drained = false
 
         init(_ server: TestServer, _ path: String, headers: [String] = []) throws {
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["curl", "-sN", "--max-time", "120"] + headers.flatMap { ["-H", $0] }
-                + [server.base.absoluteString + path]
-            process.standardOutput = output
-            try process.run()
-            // Only curl writes: without this end closed here the reader would never see the end
-            // of the output when curl exits.
-            try output.fileHandleForWriting.close()
+            process = try ChildProcess("curl", ["-sN", "--max-time", "120"] + headers.flatMap { ["-H", $0] }
+                + [server.base.absoluteString + path], output: .pipe)
             // A thread of its own blocks on the pipe, never one of the test runner's.
-            let handle = output.fileHandleForReading
+            let handle = process.standardOutput!
             Thread { [self] in
                 while true {
                     let chunk = handle.availableData
@@ -86,15 +79,13 @@ import TodayTestSupport
         /// stream (curl exits; after `seconds` it is stopped) and parses all that arrived.
         func finish(within seconds: Double = 30) async -> (events: [Event], comments: [String]) {
             await eventually(within: seconds) { !process.isRunning }
-            // SIGKILL, not `terminate()`: curl inherits the signal mask of the runner's thread
-            // that started it, which blocks SIGTERM.
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            process.signal(SIGKILL)
             await eventually { !process.isRunning && isDrained }
             return parsed
         }
 
         /// Whether curl ended by itself with success: the server closed the stream cleanly.
-        var endedCleanly: Bool { !process.isRunning && process.terminationReason == .exit && process.terminationStatus == 0 }
+        var endedCleanly: Bool { process.terminationStatus == 0 }
     }
 
     func waitForStreams(_ server: TestServer, _ count: Int) async {

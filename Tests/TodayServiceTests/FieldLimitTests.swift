@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TodayTestSupport
 import TodayHost
 
 /// Issue 12, item 9: every string a client gives is bounded (README: Limits) and identifiers
@@ -121,14 +122,11 @@ import TodayHost
 
     /// The status and body of a GET by `curl --max-time`, awaited without blocking a thread.
     static func curl(_ server: TestServer, _ path: String, seconds: Int) async throws -> (Int, String) {
-        let process = Process()
-        let output = Pipe()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["curl", "-s", "--max-time", "\(seconds)", "-w", "\n%{http_code}", server.base.absoluteString + path]
-        process.standardOutput = output
-        try process.run()
-        while process.isRunning { try await Task.sleep(nanoseconds: 20_000_000) }
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let process = try ChildProcess("curl", ["-s", "--max-time", "\(seconds)", "-w", "\n%{http_code}", server.base.absoluteString + path],
+                                       output: .pipe)
+        // The pipe is read only after curl ends: enough for a small body (under the pipe's 64 KiB).
+        _ = await process.ended(within: Double(seconds) + 30)
+        let text = String(decoding: process.standardOutput!.readDataToEndOfFile(), as: UTF8.self)
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         return (Int(lines.last ?? "") ?? 0, lines.dropLast().joined(separator: "\n"))
     }

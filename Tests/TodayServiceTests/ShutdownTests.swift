@@ -14,7 +14,7 @@ import TodayTestSupport
         let last = try await Client(server: server).timeline("s1").last?["seq"]?.int64Value ?? 0
         let connection = try RawConnection(port: server.server!.port)
         connection.send("GET /v1/sessions/s1/timeline?after=\(last)&waitMs=30000 HTTP/1.1\r\nHost: x\r\n\r\n")
-        #expect(try await eventually { server.service!.waiters.count == 1 }, "the long poll never parked")
+        #expect(await eventually { server.service!.waiters.count == 1 }, "the long poll never parked")
         return connection
     }
 

@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import Testing
+import TodayTestSupport
 
 /// Issue 12, item 12: one file is the whole server. The binary copied alone into an empty folder
 /// (what the Docker image and any deployment do) serves every file it embeds.
@@ -16,17 +17,10 @@ import Testing
         let copy = folder.appendingPathComponent("todaysim")
         try Self.copyAsIfBuiltElsewhere(CLITests.binary, to: copy)
         let logPath = folder.appendingPathComponent("server.log")
-        try Data().write(to: logPath)
 
-        let process = Process()
-        process.executableURL = copy
-        process.currentDirectoryURL = folder
-        process.arguments = ["serve", "--port", "0", "--db", ":memory:"]
-        let logHandle = try FileHandle(forWritingTo: logPath)
-        defer { try? logHandle.close() }
-        process.standardError = logHandle
-        try process.run()
-        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() } }
+        let process = try ChildProcess(copy.path, ["serve", "--port", "0", "--db", ":memory:"], directory: folder.path,
+                                       error: .file(logPath.path))
+        defer { process.signal(SIGKILL) }
         func log() -> String { (try? String(contentsOf: logPath, encoding: .utf8)) ?? "" }
 
         let port = try await Self.listeningPort(in: log, process: process)
@@ -41,9 +35,8 @@ import Testing
                 Issue.record("GET \(path) failed: \(error)\nserver log:\n\(log().suffix(2000))")
             }
         }
-        kill(process.processIdentifier, SIGTERM)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "server log:\n\(log().suffix(2000))")
+        process.signal(SIGTERM)
+        #expect(await process.ended() == 0, "server log:\n\(log().suffix(2000))")
     }
 
     /// Copies the binary with every mention of the folder it was built in blanked out (a same-length
@@ -64,7 +57,7 @@ import Testing
     }
 
     /// The port of the `listening on http://127.0.0.1:PORT` line, waited for with a generous deadline.
-    static func listeningPort(in log: () -> String, process: Process) async throws -> Int {
+    static func listeningPort(in log: () -> String, process: ChildProcess) async throws -> Int {
         let marker = "listening on http://127.0.0.1:"
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline, process.isRunning {

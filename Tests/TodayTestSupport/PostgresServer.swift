@@ -36,10 +36,9 @@ public final class PostgresServer: @unchecked Sendable {
         .deletingLastPathComponent().appendingPathComponent("Scripts/postgres").path
 
     /// Runs `Scripts/postgres` and returns its output's last line; its error output on failure.
-    ///
-    /// `posix_spawn` and `waitpid`, not Foundation's `Process`: `waitUntilExit` does not return
-    /// while a process the child started (here the server, which outlives the script by design)
-    /// holds a descriptor inherited from it; and this also runs at exit.
+    /// (Not Foundation's `Process`: `waitUntilExit` does not return while the server, which
+    /// outlives the script by design, holds a descriptor inherited from it; and this also runs at
+    /// exit.)
     static func script(_ arguments: [String]) throws -> String {
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("todaysim-pg-\(UUID().uuidString)").path
         let outputPath = base + ".out", errorPath = base + ".err"
@@ -47,29 +46,13 @@ public final class PostgresServer: @unchecked Sendable {
             unlink(outputPath)
             unlink(errorPath)
         }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_addopen(&actions, 2, errorPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        // The test process's descriptors (listening sockets, connections) must not live on in the
-        // server or its watcher. glibc 2.34 has the call, Swift's Glibc module does not show it.
-        if let closeFrom = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") {
-            typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
-            _ = unsafeBitCast(closeFrom, to: CloseFrom.self)(&actions, 3)
+        let child: ChildProcess
+        do {
+            child = try ChildProcess(command, arguments, output: .file(outputPath), error: .file(errorPath))
+        } catch {
+            throw ScriptFailure(arguments: arguments, status: -1, errorOutput: "\(error)")
         }
-        let argv = ([command] + arguments).map { strdup($0) }
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, command, &actions, nil, argv + [nil], environ)
-        guard spawned == 0 else {
-            throw ScriptFailure(arguments: arguments, status: -1, errorOutput: String(cString: strerror(spawned)))
-        }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-        // WIFEXITED/WEXITSTATUS are macros: a normal exit has no signal bits and the code above them.
-        let exitCode = status & 0x7F == 0 ? (status >> 8) & 0xFF : -1
+        let exitCode = child.waitForExit()
         guard exitCode == 0 else {
             let errorOutput = (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? ""
             throw ScriptFailure(arguments: arguments, status: exitCode, errorOutput: errorOutput)
