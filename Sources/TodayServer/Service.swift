@@ -40,7 +40,7 @@ public final class TodayService: Sendable {
             scheduler?.retryNow()
             expiry?.retryNow()
         }
-        let sessions = SessionHandlers(store: store, scheduler: scheduler, waiters: waiters, expiry: expiry)
+        let sessions = SessionHandlers(store: store, scheduler: scheduler, waiters: waiters, expiry: expiry, reads: reads)
         let inputs = InputHandlers(store: store, scheduler: scheduler, log: log)
         let reports = ReportHandlers(store: store)
         let batches = StepsHandler(store: store, scheduler: scheduler, log: log)

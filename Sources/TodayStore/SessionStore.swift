@@ -9,13 +9,15 @@ import TodayHost
 public final class SessionStore: @unchecked Sendable {
     let storage: any SessionStorage
     let cache: SessionCache
-    /// Concurrent reads' version checks, one query for all waiting (shared storage).
-    private let versionChecks: VersionChecks
+    /// Concurrent reads' version checks, one query for all waiting (shared storage only).
+    private let versionChecks: VersionChecks?
     private var groupCommit: GroupCommit!
     /// Deletes the rows of removed sessions in small transactions (`SessionStore+Removal`).
     private(set) var reclaimer: BackgroundLoop?
     /// What the store counts for `/metrics`.
     public let metrics = Metrics()
+    /// Whether other servers write the same sessions (PostgreSQL).
+    public var isShared: Bool { storage.isShared }
     /// Whether the storage takes writes, for `/readyz`.
     public var health: StorageHealth { storage.health }
     /// Rows one reclaiming or copying transaction moves (`SessionStore+Removal`).
@@ -104,9 +106,9 @@ public final class SessionStore: @unchecked Sendable {
     init(storage: any SessionStorage, cacheCapacity: Int = 4096, chunkRows: Int = SessionStore.defaultChunkRows,
          unixNow: @escaping @Sendable () -> Millis = SessionStore.systemUnixNow) {
         self.storage = storage
-        versionChecks = VersionChecks(parallel: storage.readConnections) { [storage] ids throws(StoreError) in
+        versionChecks = storage.isShared ? VersionChecks(parallel: storage.readConnections) { [storage] ids throws(StoreError) in
             try storage.versions(of: ids)
-        }
+        } : nil
         self.chunkRows = max(1, chunkRows)
         cache = SessionCache(capacity: cacheCapacity)
         self.unixNow = unixNow
@@ -132,12 +134,14 @@ public final class SessionStore: @unchecked Sendable {
     public func close() {
         reclaimer?.stop()
         groupCommit.stop()
+        versionChecks?.stop()
         storage.close()
     }
 
     deinit {
         reclaimer?.stop()
         groupCommit.stop()
+        versionChecks?.stop()
         storage.close()
     }
 
@@ -486,7 +490,7 @@ public final class SessionStore: @unchecked Sendable {
     /// writes; on shared storage after an indexed lookup of its version (concurrent reads
     /// share one).
     private func isCurrent(_ stored: StoredSession) throws(StoreError) -> Bool {
-        guard storage.isShared else { return true }
+        guard let versionChecks else { return true }
         return try versionChecks.version(of: stored.id) == stored.version
     }
 
@@ -497,6 +501,28 @@ public final class SessionStore: @unchecked Sendable {
     public func taggedView(_ id: String) throws(StoreError) -> (bytes: [UInt8], tag: String) {
         let (bytes, stored) = try viewAndSession(id)
         return (bytes, "\(stored.session.version)-\(stored.session.lastSeq)")
+    }
+
+    /// On shared storage, `taggedView` of a cached session without holding the caller's thread
+    /// while its version is confirmed: `answer` gets the view, or `nil` when the cache cannot
+    /// answer (not cached, a `wall` session, or stale: ask `taggedView`). `false`: nothing was
+    /// started (storage this server alone writes answers `taggedView` at once).
+    public func cachedTaggedView(_ id: String,
+                                 answer: @escaping @Sendable (Result<(bytes: [UInt8], tag: String)?, StoreError>) -> Void) -> Bool {
+        guard let versionChecks else { return false }
+        guard let (_, stored) = cache.view(id), !stored.isWall else {
+            answer(.success(nil))
+            return true
+        }
+        versionChecks.version(of: id) { [self] result in
+            answer(result.map { version in
+                guard version == stored.version, let (view, cached) = cache.view(id), cached.version == stored.version else { return nil }
+                let bytes = view ?? cached.viewBytes
+                if view == nil { cache.remember(view: bytes, of: id, version: cached.version) }
+                return (bytes, "\(cached.session.version)-\(cached.session.lastSeq)")
+            })
+        }
+        return true
     }
 
     /// The session view's JSON bytes, from the cache when the session has not changed.

@@ -90,4 +90,42 @@ import TodayTestSupport
         #expect(lookups.batches.map(\.count) == [1, 1], "each ran its own check")
         #expect(!lookups.lock.withLock { lookups.timedOut }, "side by side, not one after the other")
     }
+
+    /// A read that asks with a callback does not wait: the caller (an HTTP worker) returns at
+    /// once while the check is under way, and every read asked meanwhile shares the next one.
+    @Test func aReadWithACallbackHoldsNoThread() async throws {
+        let lookups = Lookups()
+        let checks = VersionChecks { ids throws(StoreError) in
+            lookups.lock.lock()
+            lookups.batches.append(ids.sorted())
+            let isFirst = lookups.first
+            lookups.first = false
+            lookups.lock.unlock()
+            if isFirst { lookups.firstMayFinish.wait() }
+            return Dictionary(uniqueKeysWithValues: ids.map { ($0, StoredVersion(ord: 1, version: 3)) })
+        }
+        defer { checks.stop() }
+        let answers = LockedAnswers()
+        // All on this one thread: were `version(of:then:)` to wait for its check, the first call
+        // would never return (its check waits for `firstMayFinish`, signalled below).
+        let ask = { (id: String) in checks.version(of: id) { result in answers.add(id, try? result.get()) } }
+        ask("a")
+        #expect(await eventually { lookups.lock.withLock { lookups.batches.count } == 1 }, "the first check runs")
+        for id in ["b", "c", "d"] { ask(id) }
+        #expect(answers.count == 0, "nothing answered while the first check is held")
+        #expect(await eventually { checks.waitingCount == 3 }, "the later three wait for the next check")
+        lookups.firstMayFinish.signal()
+        #expect(await eventually { answers.count == 4 })
+        #expect(answers.all == ["a": StoredVersion(ord: 1, version: 3), "b": StoredVersion(ord: 1, version: 3),
+                                "c": StoredVersion(ord: 1, version: 3), "d": StoredVersion(ord: 1, version: 3)])
+        #expect(lookups.lock.withLock { lookups.batches } == [["a"], ["b", "c", "d"]], "two queries for four reads")
+    }
+
+    final class LockedAnswers: @unchecked Sendable {
+        private let lock = NSLock()
+        private var answers: [String: StoredVersion?] = [:]
+        func add(_ id: String, _ version: StoredVersion??) { lock.withLock { answers[id] = version ?? nil } }
+        var count: Int { lock.withLock { answers.count } }
+        var all: [String: StoredVersion?] { lock.withLock { answers } }
+    }
 }

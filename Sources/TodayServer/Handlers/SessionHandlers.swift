@@ -8,6 +8,8 @@ struct SessionHandlers: Sendable {
     let scheduler: WallClockScheduler?
     let waiters: TimelineWaiters
     let expiry: SessionExpiry?
+    /// Where a read the cache cannot answer goes on shared storage (not the HTTP worker).
+    let reads: ReadPool
 
     func create(_ request: HTTPRequest, _: PathParameters) throws(APIError) -> HTTPResponse {
         var (id, config, ttlMs) = try InputDecoding.creation(request.body)
@@ -52,11 +54,32 @@ struct SessionHandlers: Sendable {
     }
 
     func read(_ request: HTTPRequest, _ path: PathParameters) throws(APIError) -> HTTPResponse {
-        do throws(StoreError) {
-            let view = try store.taggedView(path["id"])
-            return Conditional.respond(request, tag: view.tag, body: view.bytes)
-        } catch {
-            throw APIError(error)
+        let id = path["id"], ifNoneMatch = request.header("If-None-Match")
+        @Sendable func readNow() -> HTTPResponse {
+            do throws(StoreError) {
+                let view = try store.taggedView(id)
+                return Conditional.respond(ifNoneMatch: ifNoneMatch, tag: view.tag, body: view.bytes)
+            } catch {
+                return APIError(error).response
+            }
+        }
+        guard store.isShared else { return readNow() }
+        // Shared storage: a cached view is confirmed by a version check other reads share, and
+        // the worker goes on serving meanwhile (the connection is parked until the answer).
+        return .later { [store, reads] finish in
+            _ = store.cachedTaggedView(id) { result in
+                switch result {
+                case let .success(view?):
+                    finish { Conditional.respond(ifNoneMatch: ifNoneMatch, tag: view.tag, body: view.bytes) }
+                case .success(nil):
+                    reads.submit {
+                        let made = MadeResponse(response: readNow())
+                        finish { made.response }
+                    }
+                case let .failure(error):
+                    finish { APIError(error).response }
+                }
+            }
         }
     }
 

@@ -58,11 +58,6 @@ final class ReadPool: @unchecked Sendable {
     }
 
     /// Queues `job`; once stopped, runs it on the caller's thread.
-    /// An answer made on a pool thread, handed to the worker that sends it.
-    private struct MadeResponse: @unchecked Sendable {
-        let response: HTTPResponse
-    }
-
     func submit(_ job: @escaping @Sendable () -> Void) {
         condition.lock()
         guard !stopped else {
@@ -102,4 +97,9 @@ final class ReadPool: @unchecked Sendable {
             condition.unlock()
         }
     }
+}
+
+/// An answer made on another thread, handed to the worker that sends it.
+struct MadeResponse: @unchecked Sendable {
+    let response: HTTPResponse
 }
