@@ -12,6 +12,16 @@ import TodayTestSupport
         let firstMayFinish = DispatchSemaphore(value: 0)
         var first = true
         var timedOut = false
+
+        /// Notes the batch; the first one waits for `firstMayFinish`.
+        func record(_ ids: [String]) {
+            lock.lock()
+            batches.append(ids.sorted())
+            let isFirst = first
+            first = false
+            lock.unlock()
+            if isFirst { firstMayFinish.wait() }
+        }
     }
 
     /// Readers block in `version(of:)` as request threads do: each runs on a thread of its own
@@ -36,12 +46,7 @@ import TodayTestSupport
     @Test func readersArrivingDuringACheckShareTheNextOne() async throws {
         let lookups = Lookups()
         let checks = VersionChecks { ids throws(StoreError) in
-            lookups.lock.lock()
-            lookups.batches.append(ids.sorted())
-            let isFirst = lookups.first
-            lookups.first = false
-            lookups.lock.unlock()
-            if isFirst { lookups.firstMayFinish.wait() }
+            lookups.record(ids)
             var found: [String: StoredVersion] = [:]
             for id in ids where id != "gone" { found[id] = StoredVersion(ord: Int64(id.dropFirst()) ?? 0, version: 7) }
             return found
@@ -96,12 +101,7 @@ import TodayTestSupport
     @Test func aReadWithACallbackHoldsNoThread() async throws {
         let lookups = Lookups()
         let checks = VersionChecks { ids throws(StoreError) in
-            lookups.lock.lock()
-            lookups.batches.append(ids.sorted())
-            let isFirst = lookups.first
-            lookups.first = false
-            lookups.lock.unlock()
-            if isFirst { lookups.firstMayFinish.wait() }
+            lookups.record(ids)
             return Dictionary(uniqueKeysWithValues: ids.map { ($0, StoredVersion(ord: 1, version: 3)) })
         }
         defer { checks.stop() }
