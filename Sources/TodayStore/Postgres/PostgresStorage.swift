@@ -208,11 +208,11 @@ final class PostgresStorage: SessionStorage, @unchecked Sendable {
 
     func timeline(id: String, ord: Int64, after seq: Int, kind: String?, limit: Int) throws(StoreError) -> [(seq: Int, entry: [UInt8])]? {
         try reading { connection throws(PostgresError) in
-            let result = try connection.run("timeline_page", [.int64(ord), .int(seq), .text(kind), .int(limit)])
-            let rows = try (0..<result.rowCount).map { row throws(PostgresError) in
-                (seq: Int(try result.int64(row, 0)), entry: try result.bytes(row, 1))
+            let result = try connection.run("stored_timeline_page", [.int64(ord), .int(seq), .text(kind), .int(limit), .text(id)])
+            guard result.rowCount > 0, try result.int64(0, 0) == 1 else { return nil }
+            return try (0..<result.rowCount).filter { !result.isNull($0, 1) }.map { row throws(PostgresError) in
+                (seq: Int(try result.int64(row, 1)), entry: try result.bytes(row, 2))
             }
-            return try Self.stillStored(id, ord: ord, connection) ? rows : nil
         }
     }
 

@@ -99,6 +99,18 @@ struct PostgresTransaction: StorageTransaction {
             SELECT seq, entry FROM timeline WHERE session = $1 AND seq > $2 AND ($3::text IS NULL OR kind = $3)
             ORDER BY seq LIMIT $4
             """),
+        // A page and whether its session is still stored under `ord`, in one statement (one
+        // snapshot, one round trip): always one row at least, `(stored 0|1, NULL, NULL)` when there
+        // is no entry to send.
+        ("stored_timeline_page", """
+            SELECT s.stored::int, t.seq, t.entry
+            FROM (SELECT EXISTS (SELECT 1 FROM sessions WHERE id = $5 AND ord = $1 AND closed < 2) AS stored) s
+            LEFT JOIN LATERAL (
+                SELECT seq, entry FROM timeline WHERE session = $1 AND seq > $2 AND ($3::text IS NULL OR kind = $3)
+                ORDER BY seq LIMIT $4
+            ) t ON s.stored
+            ORDER BY t.seq
+            """),
         ("session_ord", "SELECT ord FROM sessions WHERE id = $1 AND closed < 2"),
         ("session_records", "SELECT record FROM requests WHERE session = $1"),
         ("violations_page", """
