@@ -50,12 +50,12 @@ final class SessionCache: @unchecked Sendable {
         entries[id]?.view = view
     }
 
-    /// Keeps `stored` unless the cache already holds a later version of the same row (two
+    /// Keeps `stored` unless the cache already holds a later revision of the same row (two
     /// commits on shared storage may report back in either order).
     func put(_ stored: StoredSession, view: [UInt8]? = nil) {
         lock.lock()
         defer { lock.unlock() }
-        if let held = entries[stored.id]?.stored, held.ord == stored.ord, held.session.version > stored.session.version { return }
+        if let held = entries[stored.id]?.stored, held.ord == stored.ord, held.session.lastSeq > stored.session.lastSeq { return }
         tick += 1
         entries[stored.id] = Entry(stored: stored, view: stored.isWall ? nil : view, lastUse: tick)
         if entries.count > capacity { evict() }

@@ -563,7 +563,7 @@ public final class SessionStore: @unchecked Sendable {
         var sessions: [StoredSession] = []
         for row in rows.prefix(limit) {
             var stored = try StoredSession(row: row)
-            if let cached = cache.stored(stored.id), cached.ord == stored.ord, cached.session.version >= stored.session.version {
+            if let cached = cache.stored(stored.id), cached.ord == stored.ord, cached.session.lastSeq >= stored.session.lastSeq {
                 stored = cached
             }
             if stored.isWall { _ = stored.session.catchUp(toWallClock: stored.wallNowMs(unixNowMs: unixNow()), ledger: NoLedger()) }
@@ -760,7 +760,7 @@ public final class SessionStore: @unchecked Sendable {
 
     /// Writes the session's new state over `previous`.
     private func save(_ stored: StoredSession, from previous: StoredSession, _ transaction: any StorageTransaction) throws(StoreError) {
-        let written = try transaction.updateSession(ord: stored.ord, stored.session, expectedVersion: previous.session.version,
+        let written = try transaction.updateSession(ord: stored.ord, stored.session, expectedRevision: previous.session.lastSeq,
                                                    nowMs: unixNow())
         // A removed session's row is hidden (or gone): an input must never bring it back.
         guard written else { throw .sessionNotFound(stored.session.id) }

@@ -78,8 +78,9 @@ protocol StorageTransaction {
     /// Stores a new session row; returns its `ord`.
     func insertSession(_ row: NewSessionRow) throws(StoreError) -> Int64
     /// Writes session `ord`'s new state; `false` when the row is hidden or gone, or (with
-    /// `expectedVersion`) when another writer moved it on: nothing was written then.
-    func updateSession(ord: Int64, _ session: HostSession, expectedVersion: Int?, nowMs: Millis) throws(StoreError) -> Bool
+    /// `expectedRevision`, see `StoredVersion`) when another writer moved it on: nothing was
+    /// written then.
+    func updateSession(ord: Int64, _ session: HostSession, expectedRevision: Int?, nowMs: Millis) throws(StoreError) -> Bool
     func updateUid(ord: Int64, uid: String) throws(StoreError)
     /// New timeline entries of session `ord`, a violation entry also indexed by its code.
     func insertEntries(ord: Int64, _ entries: [EncodedEntry]) throws(StoreError)
@@ -124,11 +125,14 @@ struct SessionRow {
     var state: [UInt8]
 }
 
-/// Which row a session id names and at which version: a cached session is current only when
-/// both match (an id purged and created again has a new `ord`).
+/// Which row a session id names and at which revision: a cached session is current only when
+/// both match (an id purged and created again has a new `ord`). The revision is the session's
+/// last timeline `seq`, which every write of the row moves on — not the contract's `version`,
+/// which a fired timer leaves as it is: two replicas comparing versions both fired one timer
+/// (the second failed on a duplicate timeline key, a 500).
 struct StoredVersion: Equatable {
     var ord: Int64
-    var version: Int
+    var revision: Int
 }
 
 /// A session row to insert; `hidden` while a fork is being copied.

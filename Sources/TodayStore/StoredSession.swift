@@ -13,8 +13,8 @@ public struct StoredSession: Sendable {
 
     public var id: String { session.id }
     public var isWall: Bool { session.config.clock == .wall }
-    /// Its row and version, as the storage compares them.
-    var version: StoredVersion { StoredVersion(ord: ord, version: session.version) }
+    /// Its row and revision, as the storage compares them (`StoredVersion`).
+    var version: StoredVersion { StoredVersion(ord: ord, revision: session.lastSeq) }
 
     /// The session clock a `wall` session shows at Unix time `unixNowMs` (never going back).
     public func wallNowMs(unixNowMs: Millis) -> Millis {

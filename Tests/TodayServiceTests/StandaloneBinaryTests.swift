@@ -59,7 +59,9 @@ import TodayTestSupport
     /// The port of the `listening on http://127.0.0.1:PORT` line, waited for with a generous deadline.
     static func listeningPort(in log: () -> String, process: ChildProcess) async throws -> Int {
         let marker = "listening on http://127.0.0.1:"
-        let deadline = Date().addingTimeInterval(30)
+        // Generous: a debug binary copied fresh starts in well under a second, but the whole
+        // suite on PostgreSQL beside other builds once took over 30 s.
+        let deadline = Date().addingTimeInterval(90)
         while Date() < deadline, process.isRunning {
             if let line = log().split(separator: "\n").first(where: { $0.contains(marker) }),
                let port = Int(line.split(separator: marker)[1].prefix(while: \.isNumber)) {
@@ -68,6 +70,7 @@ import TodayTestSupport
             try await Task.sleep(for: .milliseconds(20))
         }
         struct NotListening: Error, CustomStringConvertible { var description: String }
-        throw NotListening(description: "the copied server did not start:\n\(log().suffix(2000))")
+        let status = process.terminationStatus.map { "exited \($0)" } ?? "still running"
+        throw NotListening(description: "the copied server did not start (\(status)):\n\(log().suffix(2000))")
     }
 }

@@ -48,7 +48,7 @@ import TodayTestSupport
         let checks = VersionChecks { ids throws(StoreError) in
             lookups.record(ids)
             var found: [String: StoredVersion] = [:]
-            for id in ids where id != "gone" { found[id] = StoredVersion(ord: Int64(id.dropFirst()) ?? 0, version: 7) }
+            for id in ids where id != "gone" { found[id] = StoredVersion(ord: Int64(id.dropFirst()) ?? 0, revision: 7) }
             return found
         }
         let first = Reader(checks, "s1")
@@ -57,9 +57,9 @@ import TodayTestSupport
         let others = ids.map { Reader(checks, $0) }
         #expect(await eventually { checks.waitingCount == ids.count }, "the others wait for the next check")
         lookups.firstMayFinish.signal()
-        #expect(try first.value() == StoredVersion(ord: 1, version: 7))
+        #expect(try first.value() == StoredVersion(ord: 1, revision: 7))
         for (id, reader) in zip(ids, others) {
-            #expect(try reader.value() == (id == "gone" ? nil : StoredVersion(ord: Int64(id.dropFirst())!, version: 7)), "\(id)")
+            #expect(try reader.value() == (id == "gone" ? nil : StoredVersion(ord: Int64(id.dropFirst())!, revision: 7)), "\(id)")
         }
         #expect(lookups.batches == [["s1"], ids.sorted()], "two queries for ten readers")
     }
@@ -85,13 +85,13 @@ import TodayTestSupport
             } else {
                 bothRunning.signal()
             }
-            return [ids[0]: StoredVersion(ord: 1, version: 1)]
+            return [ids[0]: StoredVersion(ord: 1, revision: 1)]
         }
         let first = Reader(checks, "a")
         #expect(await eventually { lookups.lock.withLock { lookups.batches.count } == 1 })
         let second = Reader(checks, "b")
-        #expect(try second.value() == StoredVersion(ord: 1, version: 1))
-        #expect(try first.value() == StoredVersion(ord: 1, version: 1))
+        #expect(try second.value() == StoredVersion(ord: 1, revision: 1))
+        #expect(try first.value() == StoredVersion(ord: 1, revision: 1))
         #expect(lookups.batches.map(\.count) == [1, 1], "each ran its own check")
         #expect(!lookups.lock.withLock { lookups.timedOut }, "side by side, not one after the other")
     }
@@ -102,7 +102,7 @@ import TodayTestSupport
         let lookups = Lookups()
         let checks = VersionChecks { ids throws(StoreError) in
             lookups.record(ids)
-            return Dictionary(uniqueKeysWithValues: ids.map { ($0, StoredVersion(ord: 1, version: 3)) })
+            return Dictionary(uniqueKeysWithValues: ids.map { ($0, StoredVersion(ord: 1, revision: 3)) })
         }
         defer { checks.stop() }
         let answers = LockedAnswers()
@@ -116,8 +116,8 @@ import TodayTestSupport
         #expect(await eventually { checks.waitingCount == 3 }, "the later three wait for the next check")
         lookups.firstMayFinish.signal()
         #expect(await eventually { answers.count == 4 })
-        #expect(answers.all == ["a": StoredVersion(ord: 1, version: 3), "b": StoredVersion(ord: 1, version: 3),
-                                "c": StoredVersion(ord: 1, version: 3), "d": StoredVersion(ord: 1, version: 3)])
+        #expect(answers.all == ["a": StoredVersion(ord: 1, revision: 3), "b": StoredVersion(ord: 1, revision: 3),
+                                "c": StoredVersion(ord: 1, revision: 3), "d": StoredVersion(ord: 1, revision: 3)])
         #expect(lookups.lock.withLock { lookups.batches } == [["a"], ["b", "c", "d"]], "two queries for four reads")
     }
 

@@ -45,7 +45,8 @@ final class MigrationTarget {
             """),
         ("visible_sessions", "SELECT count(*) FROM sessions WHERE closed < 2"),
         ("migrate_reveal", """
-            UPDATE sessions SET closed = substr(id, 11, 1)::smallint, id = substr(id, 13)
+            UPDATE sessions s SET closed = substr(id, 11, 1)::smallint, id = substr(id, 13),
+                revision = (SELECT coalesce(max(seq), 0) FROM timeline t WHERE t.session = s.ord)
             WHERE closed = 2 AND id LIKE 'migrating/%'
             """),
     ]

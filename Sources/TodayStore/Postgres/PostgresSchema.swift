@@ -66,6 +66,12 @@ enum PostgresSchema {
         );
         CREATE INDEX idempotency_by_age ON idempotency (created_ms);
         """,
+        // The row's revision (`StoredVersion`): the last timeline seq, moved by every write,
+        // where the contract's version stays put when a timer fires.
+        """
+        ALTER TABLE sessions ADD COLUMN revision bigint NOT NULL DEFAULT 0;
+        UPDATE sessions s SET revision = coalesce((SELECT max(seq) FROM timeline t WHERE t.session = s.ord), 0);
+        """,
     ]
 
     /// Creates or migrates the schema; refuses (exit 2 at the caller) a database a newer

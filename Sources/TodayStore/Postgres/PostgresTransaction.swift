@@ -24,20 +24,22 @@ struct PostgresTransaction: StorageTransaction {
 
     static let statements: [(name: String, sql: String)] = [
         ("select_session", "SELECT ord, wall_origin_ms, state FROM sessions WHERE id = $1 AND closed < 2"),
-        ("lock_sessions", "SELECT id, ord, version FROM sessions WHERE id = ANY($1::text[]) AND closed < 2 ORDER BY id FOR UPDATE"),
-        ("session_versions", "SELECT id, ord, version FROM sessions WHERE id = ANY($1::text[]) AND closed < 2"),
+        ("lock_sessions", "SELECT id, ord, revision FROM sessions WHERE id = ANY($1::text[]) AND closed < 2 ORDER BY id FOR UPDATE"),
+        ("session_versions", "SELECT id, ord, revision FROM sessions WHERE id = ANY($1::text[]) AND closed < 2"),
         ("insert_session", """
-            INSERT INTO sessions (id, uid, label, closed, clock, wall_origin_ms, next_due_ms, version, state, ttl_ms, last_active_ms)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING ord
+            INSERT INTO sessions (id, uid, label, closed, clock, wall_origin_ms, next_due_ms, version, state, ttl_ms, last_active_ms,
+                                  revision)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING ord
             """),
         ("update_uid", "UPDATE sessions SET uid = $1 WHERE ord = $2"),
         ("update_sessions", """
             UPDATE sessions s SET closed = u.closed, next_due_ms = u.next_due_ms, version = u.version, state = u.state,
-                last_active_ms = u.now_ms,
+                last_active_ms = u.now_ms, revision = u.revision,
                 closed_at_ms = CASE WHEN u.closed = 1 THEN coalesce(s.closed_at_ms, u.now_ms) ELSE NULL END
-            FROM unnest($1::bigint[], $2::smallint[], $3::bigint[], $4::bigint[], $5::bytea[], $6::bigint[], $7::bigint[])
-                AS u(ord, closed, next_due_ms, version, state, now_ms, expected)
-            WHERE s.ord = u.ord AND s.closed < 2 AND (u.expected IS NULL OR s.version = u.expected)
+            FROM unnest($1::bigint[], $2::smallint[], $3::bigint[], $4::bigint[], $5::bytea[], $6::bigint[], $7::bigint[],
+                        $8::bigint[])
+                AS u(ord, closed, next_due_ms, version, state, now_ms, expected, revision)
+            WHERE s.ord = u.ord AND s.closed < 2 AND (u.expected IS NULL OR s.revision = u.expected)
             """),
         ("insert_timeline", """
             INSERT INTO timeline (session, seq, kind, entry)
@@ -184,7 +186,7 @@ struct PostgresTransaction: StorageTransaction {
         var versions: [String: StoredVersion] = [:]
         do {
             for row in 0..<result.rowCount {
-                versions[try result.text(row, 0)] = StoredVersion(ord: try result.int64(row, 1), version: Int(try result.int64(row, 2)))
+                versions[try result.text(row, 0)] = StoredVersion(ord: try result.int64(row, 1), revision: Int(try result.int64(row, 2)))
             }
         } catch {
             throw .postgres(error)
@@ -199,15 +201,15 @@ struct PostgresTransaction: StorageTransaction {
             .text(row.id), .text(row.hidden ? "" : session.uid), row.hidden ? .null : .text(session.config.label),
             .int(row.hidden ? 2 : 0), .text(session.config.clock.rawValue), .int64(row.wallOriginMs),
             row.hidden ? .null : Self.nextDue(session), .int(session.version), .bytes(session.stateBytes),
-            row.ttlMs.map { .int64($0) } ?? .null, .int64(row.nowMs),
+            row.ttlMs.map { .int64($0) } ?? .null, .int64(row.nowMs), .int(session.lastSeq),
         ])
         return try rows(result) { row throws(PostgresError) in try result.int64(row, 0) }.first ?? 0
     }
 
     /// Kept until the flush: the row was locked when the transaction read it, so it is still
-    /// there and at `expectedVersion` (the flush checks both).
-    func updateSession(ord: Int64, _ session: HostSession, expectedVersion: Int?, nowMs: Millis) throws(StoreError) -> Bool {
-        writes.update(ord: ord, session, expectedVersion: expectedVersion, nowMs: nowMs)
+    /// there and at `expectedRevision` (the flush checks both).
+    func updateSession(ord: Int64, _ session: HostSession, expectedRevision: Int?, nowMs: Millis) throws(StoreError) -> Bool {
+        writes.update(ord: ord, session, expectedRevision: expectedRevision, nowMs: nowMs)
         return true
     }
 

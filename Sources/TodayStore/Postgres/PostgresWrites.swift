@@ -9,8 +9,8 @@ import TodayHost
 final class PostgresWrites {
     struct SessionUpdate {
         var session: HostSession
-        /// The version the row holds (locked since the transaction read it).
-        var expectedVersion: Int?
+        /// The revision the row holds (locked since the transaction read it).
+        var expectedRevision: Int?
         var nowMs: Millis
     }
 
@@ -32,10 +32,10 @@ final class PostgresWrites {
     private(set) var pending = Pending()
     private var saved: Pending?
 
-    func update(ord: Int64, _ session: HostSession, expectedVersion: Int?, nowMs: Millis) {
+    func update(ord: Int64, _ session: HostSession, expectedRevision: Int?, nowMs: Millis) {
         // The first update of a row in the transaction knows what the row held.
-        let expected = pending.updates[ord]?.expectedVersion ?? expectedVersion
-        pending.updates[ord] = SessionUpdate(session: session, expectedVersion: expected, nowMs: nowMs)
+        let expected = pending.updates[ord]?.expectedRevision ?? expectedRevision
+        pending.updates[ord] = SessionUpdate(session: session, expectedRevision: expected, nowMs: nowMs)
     }
 
     func updateUid(ord: Int64, uid: String) { pending.uids[ord] = uid }
@@ -82,7 +82,8 @@ final class PostgresWrites {
                 PostgresValue.int64Array(updates.map { Int64($0.value.session.version) }),
                 PostgresValue.byteaArray(updates.map(\.value.session.stateBytes)),
                 PostgresValue.int64Array(updates.map(\.value.nowMs)),
-                PostgresValue.int64Array(updates.map { $0.value.expectedVersion.map(Int64.init) }),
+                PostgresValue.int64Array(updates.map { $0.value.expectedRevision.map(Int64.init) }),
+                PostgresValue.int64Array(updates.map { Int64($0.value.session.lastSeq) }),
             ])
             // Every row was locked when the transaction read it: one that did not change was
             // moved on by no one; it is gone or hidden, and the inputs must not stand.

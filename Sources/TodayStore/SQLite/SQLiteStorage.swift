@@ -196,7 +196,7 @@ final class SQLiteStorage: SessionStorage, @unchecked Sendable {
     static func versions(of ids: [String], _ statements: StoreStatements) throws(SQLiteError) -> [String: StoredVersion] {
         var versions: [String: StoredVersion] = [:]
         for id in ids {
-            if let version = try statements.sessionVersion.rows([.text(id)], { StoredVersion(ord: $0.int64(0), version: $0.int(1)) }).first {
+            if let version = try statements.sessionVersion.rows([.text(id)], { StoredVersion(ord: $0.int64(0), revision: $0.int(1)) }).first {
                 versions[id] = version
             }
         }

@@ -38,8 +38,8 @@ struct SQLiteTransaction: StorageTransaction {
         return try rows(statements.lastInsertOrd, []) { $0.int64(0) }.first ?? 0
     }
 
-    func updateSession(ord: Int64, _ session: HostSession, expectedVersion: Int?, nowMs: Millis) throws(StoreError) -> Bool {
-        // One writer holds the file: the stored version is the cached one, so `expectedVersion`
+    func updateSession(ord: Int64, _ session: HostSession, expectedRevision: Int?, nowMs: Millis) throws(StoreError) -> Bool {
+        // One writer holds the file: the stored revision is the cached one, so `expectedRevision`
         // needs no check here.
         try run(statements.updateSession, [
             .integer(session.isClosed ? 1 : 0), Self.nextDue(session), .integer(session.version),

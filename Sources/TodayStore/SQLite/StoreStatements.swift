@@ -105,7 +105,11 @@ final class StoreStatements {
                 closed_at_ms = CASE WHEN ?4 = 1 THEN ?7 ELSE NULL END WHERE ord = ?6
             """)
         sessionOrd = try database.prepare("SELECT ord FROM sessions WHERE id = ? AND closed < 2")
-        sessionVersion = try database.prepare("SELECT ord, version FROM sessions WHERE id = ? AND closed < 2")
+        // The revision (`StoredVersion`): the last timeline seq, which the row does not hold here.
+        sessionVersion = try database.prepare("""
+            SELECT ord, (SELECT coalesce(max(seq), 0) FROM timeline WHERE session = s.ord)
+            FROM sessions s WHERE id = ? AND closed < 2
+            """)
         purgeSession = try database.prepare("DELETE FROM sessions WHERE ord = ?")
         copyRequests = try database.prepare("INSERT INTO requests (session, request_id, record) SELECT ?, request_id, record FROM requests WHERE session = ?")
         sessionsByStatus = try database.prepare("SELECT closed, count(*) FROM sessions WHERE closed < 2 GROUP BY closed")
