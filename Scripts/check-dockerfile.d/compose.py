@@ -9,6 +9,10 @@ compose files are written in: no YAML library on a fresh machine) and checks
   whose `--db` (or TODAYSIM_DB) is a postgres:// URI naming that service, without a password
   (it would show in `docker inspect` and ps: libpq reads PGPASSWORD), started only once the
   database is healthy (depends_on … condition: service_healthy).
+- the profile `cluster` (a fleet, README "Running a fleet"): the same for its database and at
+  least two replicas, whose health check is readiness (/readyz: a replica whose database is out
+  of reach or that is draining is taken out) instead of /healthz; an nginx service that mounts
+  deploy/ (its configuration) and starts once every replica is healthy.
 """
 import json
 import os
@@ -16,6 +20,7 @@ import re
 import urllib.parse
 
 PROFILE = "postgres"
+CLUSTER = "cluster"
 
 
 def _scalar(text):
@@ -98,21 +103,45 @@ def check_compose(path, port, probes_healthz, problems):
         services = parse(file.read()).get("services") or {}
     published = {}
     for service, body in services.items():
-        if "build" in body and not probes_healthz(" ".join(_health_test(body)), port):
+        probe = " ".join(_health_test(body))
+        if "build" in body and CLUSTER in _words(body.get("profiles")):
+            if re.search(rf"//(127\.0\.0\.1|localhost):{port}/readyz\b", probe) is None:
+                problems.append(f"{name}: replica {service} has no healthcheck on /readyz at port {port} (readiness)")
+        elif "build" in body and not probes_healthz(probe, port):
             problems.append(f"{name}: service {service} has no healthcheck on /healthz at port {port}")
         for host_port in _host_ports(body):
             if host_port in published:
                 problems.append(f"{name}: services {published[host_port]} and {service} both publish {host_port}")
             published[host_port] = service
-    check_postgres_profile(name, services, problems)
+    check_postgres_profile(name, services, problems, PROFILE)
+    check_postgres_profile(name, services, problems, CLUSTER)
+    check_cluster(name, services, problems)
 
 
-def check_postgres_profile(name, services, problems):
-    profiled = {service: body for service, body in services.items() if PROFILE in _words(body.get("profiles"))}
+def check_cluster(name, services, problems):
+    replicas = [service for service, body in services.items()
+                if "build" in body and CLUSTER in _words(body.get("profiles"))]
+    if len(replicas) < 2:
+        problems.append(f"{name}: the `{CLUSTER}` profile runs {len(replicas)} todaysim replicas, not several")
+    balancers = {service: body for service, body in services.items() if CLUSTER in _words(body.get("profiles"))
+                 and str(body.get("image", "")).rpartition("/")[2].partition(":")[0] == "nginx"}
+    if not balancers:
+        problems.append(f"{name}: no service of the `{CLUSTER}` profile runs the nginx image")
+    for service, body in balancers.items():
+        if not any(str(volume).startswith("./deploy:") for volume in body.get("volumes") or []):
+            problems.append(f"{name}: service {service} does not mount ./deploy (deploy/nginx.conf)")
+        needs = body.get("depends_on") if isinstance(body.get("depends_on"), dict) else {}
+        for replica in replicas:
+            if ((needs.get(replica) or {}).get("condition")) != "service_healthy":
+                problems.append(f"{name}: service {service} must wait for {replica} with condition: service_healthy")
+
+
+def check_postgres_profile(name, services, problems, profile):
+    profiled = {service: body for service, body in services.items() if profile in _words(body.get("profiles"))}
     databases = {service: body for service, body in profiled.items()
                  if str(body.get("image", "")).rpartition("/")[2].partition(":")[0] == "postgres"}
     if not databases:
-        problems.append(f"{name}: no service of the `{PROFILE}` profile runs the postgres image")
+        problems.append(f"{name}: no service of the `{profile}` profile runs the postgres image")
     for service, body in databases.items():
         tag = str(body["image"]).partition(":")[2]
         if not re.match(r"\d+(\b|$)", tag):
@@ -125,7 +154,7 @@ def check_postgres_profile(name, services, problems):
             problems.append(f"{name}: service {service} has no healthcheck `pg_isready -h 127.0.0.1` (over TCP)")
     servers = {service: body for service, body in profiled.items() if "build" in body}
     if not servers:
-        problems.append(f"{name}: the `{PROFILE}` profile builds no todaysim")
+        problems.append(f"{name}: the `{profile}` profile builds no todaysim")
     for service, body in servers.items():
         uri = _database(body) or ""
         parts = urllib.parse.urlsplit(uri)

@@ -78,3 +78,26 @@ ensure_test_venv() {
     fi
     "$TEST_VENV/bin/pip" install -q --disable-pip-version-check "$@"
 }
+
+# nginx (Debian's, the fleet's load balancer: Scripts/fleet) and openssl (its self-signed
+# certificate). Debian starts a package's service on install; a fleet runs its own nginx from a
+# generated config, so the install is told not to (policy-rc.d 101, Debian's documented switch),
+# unless a policy is already there. Sets NGINX_BIN.
+ensure_nginx() {
+    local missing=()
+    NGINX_BIN=$(command -v nginx 2>/dev/null || echo /usr/sbin/nginx)
+    [ -x "$NGINX_BIN" ] || missing+=(nginx)
+    command -v openssl >/dev/null 2>&1 || missing+=(openssl)
+    if [ "${#missing[@]}" -gt 0 ]; then
+        local policy=/usr/sbin/policy-rc.d planted=0 status=0
+        if [ "$(id -u)" -eq 0 ] && [ ! -e "$policy" ]; then
+            printf '#!/bin/sh\nexit 101\n' >"$policy" && chmod 755 "$policy" && planted=1
+        fi
+        install_packages "${missing[@]}" || status=$?
+        [ "$planted" -eq 1 ] && rm -f "$policy"
+        [ "$status" -eq 0 ] || return "$status"
+        NGINX_BIN=$(command -v nginx 2>/dev/null || echo /usr/sbin/nginx)
+    fi
+    [ -x "$NGINX_BIN" ] || { echo "nginx is not installed at $NGINX_BIN" >&2; return 1; }
+    export NGINX_BIN
+}
