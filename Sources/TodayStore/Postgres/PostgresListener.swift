@@ -81,15 +81,17 @@ final class PostgresListener: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Ends the thread and its connection, and waits for it (a connection attempt under way may
-    /// hold it up to the connect timeout).
+    /// Ends the thread and its connection. Waits for it, but not past 2 s: a connection attempt
+    /// under way (to a database host that does not answer) ends only at its connect timeout,
+    /// and a server stopping should not wait that out; the thread then ends on its own, hearing
+    /// nothing more.
     func stop() {
         condition.lock()
         stopping = true
         condition.unlock()
         wakeThread()
         condition.lock()
-        let deadline = Date(timeIntervalSinceNow: 10)
+        let deadline = Date(timeIntervalSinceNow: 2)
         while running, Date() < deadline { _ = condition.wait(until: deadline) }
         condition.unlock()
     }
