@@ -33,6 +33,12 @@ public final class TodayService: Sendable {
             waiters.sessionsChanged(ids)
             streams.sessionsChanged(ids)
         }
+        // Other servers on the same PostgreSQL (issue 15, item 4): their news of lost writes
+        // makes every long poll and stream look again.
+        store.observeUnknownChanges { [waiters] in
+            waiters.everySessionChanged()
+            streams.everySessionChanged()
+        }
         log.count(into: store.metrics)
         // Back from a full disk or an unreachable database: the background jobs try at once.
         store.health.observe { [weak scheduler, weak expiry] state, _ in
@@ -40,6 +46,8 @@ public final class TodayService: Sendable {
             scheduler?.retryNow()
             expiry?.retryNow()
         }
+        // Another server armed a wall timer (or its news was lost): the earliest due may be earlier.
+        store.observeWallTimerChanges { [weak scheduler] in scheduler?.poke() }
         let sessions = SessionHandlers(store: store, scheduler: scheduler, waiters: waiters, expiry: expiry, reads: reads)
         let inputs = InputHandlers(store: store, scheduler: scheduler, log: log)
         let reports = ReportHandlers(store: store)

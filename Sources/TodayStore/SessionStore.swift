@@ -25,6 +25,8 @@ public final class SessionStore: @unchecked Sendable {
     private let observersLock = NSLock()
     // Guarded by `observersLock`.
     private var observers: [@Sendable ([String]) -> Void] = []
+    /// Told what other servers on shared storage did (`SessionStore+Replicas`).
+    let remoteObservers = RemoteObservers()
 
     /// Calls `observer` with the ids of the sessions whose timeline grew (or that were purged),
     /// after each commit.
@@ -127,6 +129,7 @@ public final class SessionStore: @unchecked Sendable {
         storage.health.observe { [weak self] state, _ in
             if state == .ok { self?.reclaimer?.retryNow() }
         }
+        followOtherServers()
     }
 
     /// Stops writing and releases the storage (a SQLite file's lock, so another server may
@@ -277,7 +280,9 @@ public final class SessionStore: @unchecked Sendable {
         let latest: [String: StoredSession]
         do throws(StoreError) {
             latest = try storage.write(urgent: true, { transaction throws(StoreError) in
-                try applyBatch(batch, transaction)
+                let latest = try applyBatch(batch, transaction)
+                try announce(Array(latest.values), transaction)
+                return latest
             }, committed: { latest in
                 for stored in latest.values { cache.put(stored) }
             })
@@ -688,6 +693,7 @@ public final class SessionStore: @unchecked Sendable {
         let doomed = try writing { transaction throws(StoreError) in
             let doomed = try select(transaction)
             for (ord, _) in doomed { try transaction.hide(ord: ord) }
+            try transaction.announce(changed: doomed.map(\.id), wallTimers: [])
             // Before the commit ends the write: no later write may find a removed session in
             // the cache.
             cache.remove(doomed.map(\.id))
@@ -781,7 +787,11 @@ public final class SessionStore: @unchecked Sendable {
     /// One write transaction around `body`, which returns its result and the session to cache
     /// once committed. Any error rolls everything back and leaves the cache as it was.
     func writing<T>(_ body: (any StorageTransaction) throws(StoreError) -> (T, StoredSession?)) throws(StoreError) -> T {
-        let (result, changed) = try storage.write(urgent: false, body, committed: { (_, changed) in
+        let (result, changed) = try storage.write(urgent: false, { transaction throws(StoreError) in
+            let written = try body(transaction)
+            if let changed = written.1 { try announce([changed], transaction) }
+            return written
+        }, committed: { (_, changed) in
             if let changed { cache.put(changed) }
         })
         if let changed { notifyChanged([changed.id]) }

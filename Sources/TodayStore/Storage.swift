@@ -65,6 +65,21 @@ protocol SessionStorage: AnyObject, Sendable {
     func nextWallDue() throws(StoreError) -> Millis?
     /// A session being removed whose rows are still there.
     func nextRemoving() throws(StoreError) -> Int64?
+
+    /// From now until `close`, calls `receive` (on a thread of the storage's) with what other
+    /// servers on the same storage commit; storage one server owns has nothing to tell.
+    func followOtherServers(_ receive: @escaping @Sendable (RemoteChange) -> Void)
+}
+
+/// What another server on shared storage did, as this one learns of it (issue 15, item 4).
+enum RemoteChange: Sendable, Equatable {
+    /// It committed changes to these sessions (or removed them).
+    case sessions([String])
+    /// It left `wall` session `id` with a pending timer: the next due time may have moved.
+    case wallTimer(String)
+    /// What others did for a while is unknown (news was lost: the listening connection was
+    /// down): any session may have changed, any timer moved.
+    case unknown
 }
 
 /// The writes of one transaction (`SessionStorage.write`).
@@ -92,6 +107,11 @@ protocol StorageTransaction {
     func idempotency(ord: Int64, key: String) throws(StoreError) -> (fingerprint: [UInt8], answer: [UInt8])?
     func insertIdempotency(ord: Int64, key: String, fingerprint: [UInt8], answer: [UInt8], createdMs: Millis) throws(StoreError)
     func forgetIdempotency(createdBefore: Millis) throws(StoreError)
+
+    /// Tells the other servers on shared storage, when this transaction commits (never when it
+    /// rolls back), which sessions it changed and which `wall` sessions it left with a pending
+    /// timer.
+    func announce(changed ids: [String], wallTimers: [String]) throws(StoreError)
 
     /// Around one batch of steps: rolled back alone when a step is refused.
     func savepoint() throws(StoreError)

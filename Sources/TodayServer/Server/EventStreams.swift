@@ -35,6 +35,9 @@ public final class EventStreams: @unchecked Sendable {
     private var nextKey = 0
     private var changed: Set<String> = []
     private var fresh: Set<Int> = []
+    /// Any session may have changed: every stream looks again, an account stream for sessions
+    /// of its account it did not know of too.
+    private var everything = false
     private var nextHeartbeat: Date
     private var closed = false
     private var loop: BackgroundLoop!
@@ -90,6 +93,14 @@ public final class EventStreams: @unchecked Sendable {
         loop.poke()
     }
 
+    /// Any session may have changed (what other servers wrote was lost).
+    public func everySessionChanged() {
+        lock.lock()
+        everything = true
+        lock.unlock()
+        loop.poke()
+    }
+
     /// Ends every stream (the server is stopping).
     public func stop() {
         lock.lock()
@@ -126,6 +137,8 @@ public final class EventStreams: @unchecked Sendable {
         changed = []
         let freshNow = fresh
         fresh = []
+        let everythingNow = everything
+        everything = false
         let beat = Date() >= nextHeartbeat
         if beat { nextHeartbeat = Date(timeIntervalSinceNow: heartbeat) }
         let current = subscribers
@@ -139,14 +152,16 @@ public final class EventStreams: @unchecked Sendable {
             var follow = subscriber.follow
             switch follow {
             case let .session(id, ord, after):
-                guard freshNow.contains(key) || changedNow.contains(id),
+                guard everythingNow || freshNow.contains(key) || changedNow.contains(id),
                       let next = send(sessionId: id, ord: ord, after: after, to: subscriber.stream, qualified: false)
                 else { break }
                 follow = .session(id: id, ord: ord, after: next)
             case let .account(uid, label, after):
                 var cursors = after
                 // A stream that was behind goes on for every session it follows.
-                for id in changedNow.union(freshNow.contains(key) ? Set(after.keys) : []) {
+                var ids = changedNow.union(freshNow.contains(key) || everythingNow ? Set(after.keys) : [])
+                if everythingNow { ids.formUnion(accountSessions(uid: uid, label: label)) }
+                for id in ids {
                     cursors[id] = sendAccountEntries(of: id, uid: uid, label: label, from: cursors[id], to: subscriber.stream)
                 }
                 follow = .account(uid: uid, label: label, after: cursors)
@@ -156,6 +171,18 @@ public final class EventStreams: @unchecked Sendable {
             if subscribers[key] != nil { subscribers[key]?.follow = follow }
             lock.unlock()
         }
+    }
+
+    /// The ids of `uid`'s sessions now (of `label`, when given); none when the storage fails.
+    private func accountSessions(uid: String, label: String?) -> [String] {
+        var ids: [String] = []
+        var cursor: String?
+        repeat {
+            guard let page = try? store.list(uid: uid, label: label, closed: nil, limit: 1000, after: cursor) else { return ids }
+            ids += page.sessions.map(\.id)
+            cursor = page.next
+        } while cursor != nil
+        return ids
     }
 
     /// Sends an account stream what is new in session `id`; returns where it got, `nil` when

@@ -44,6 +44,11 @@ public final class TimelineWaiters: @unchecked Sendable {
         wake(where: { changed.contains($0.sessionId) })
     }
 
+    /// Any session may have changed (what other servers wrote was lost): every waiter looks again.
+    public func everySessionChanged() {
+        wake(where: { _ in true })
+    }
+
     /// Answers every waiter now (the server is stopping: no connection may stay parked).
     public func releaseAll() {
         wake(where: { _ in true })

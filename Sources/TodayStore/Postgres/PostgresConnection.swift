@@ -9,13 +9,14 @@ public final class PostgresConnection {
     public let target: String
 
     /// Connects to `uri` (a libpq URI or `key=value` string). `connectTimeout` (seconds) bounds
-    /// each attempt against an unreachable host; the string's own `connect_timeout` wins.
-    public init(uri: String, connectTimeout: Int = 10) throws(PostgresError) {
+    /// each attempt against an unreachable host; the string's own `connect_timeout` wins, as it
+    /// does over `defaults` (other libpq keywords).
+    public init(uri: String, connectTimeout: Int = 10, defaults: [(String, String)] = []) throws(PostgresError) {
         let connectionString = ConnectionString(uri)
         // Arrays are read in order and a later keyword wins, so the expanded `dbname` (the whole
         // string) overrides the defaults given before it.
-        let keywords = ["connect_timeout", "application_name", "dbname"]
-        let values = [String(max(connectTimeout, 1)), "todaysim", uri]
+        let keywords = ["connect_timeout", "application_name"] + defaults.map(\.0) + ["dbname"]
+        let values = [String(max(connectTimeout, 1)), "todaysim"] + defaults.map(\.1) + [uri]
         let connection = withCStrings(keywords) { keywords in
             withCStrings(values) { values in PQconnectdbParams(keywords, values, 1) }
         }

@@ -13,7 +13,11 @@ final class PostgresStorage: SessionStorage, @unchecked Sendable {
     private let uri: String
     private let writeLock = NSLock()
     // Guarded by `writeLock`.
-    private var writer: PostgresConnection?
+    private var writer: PostgresConnection? {
+        didSet { listener.writerIs(writer?.backendPID ?? 0) }
+    }
+    /// Hears what other servers on the database commit.
+    private let listener: PostgresListener
     private var closed = false
     /// Tests: how many more commits lose their answer (`loseCommitAnswers`).
     private var commitAnswersToLose = 0
@@ -31,6 +35,8 @@ final class PostgresStorage: SessionStorage, @unchecked Sendable {
         let connection = try Self.connect(uri)
         try PostgresSchema.migrate(connection)
         try PostgresTransaction.prepare(connection)
+        listener = PostgresListener(uri: uri)
+        listener.writerIs(connection.backendPID)
         writer = connection
         readers = PostgresPool(capacity: readConnections) { () throws(StoreError) in try Self.connect(uri) }
         outage = PostgresOutage(health: health) { [weak self] () throws(StoreError) in try self?.reconnectWriter() }
@@ -46,6 +52,7 @@ final class PostgresStorage: SessionStorage, @unchecked Sendable {
     }
 
     func close() {
+        listener.stop()
         outage.close()
         writeLock.lock()
         closed = true
@@ -154,6 +161,13 @@ final class PostgresStorage: SessionStorage, @unchecked Sendable {
     }
 
     func yieldToWriters() {}
+
+    func followOtherServers(_ receive: @escaping @Sendable (RemoteChange) -> Void) {
+        listener.start(receive)
+    }
+
+    /// Tests: stops hearing from other servers (`held`) until called again with `false`.
+    func holdListening(_ held: Bool) { listener.hold(held) }
 
     /// For `/readyz`. Known down, the background is at it; otherwise an idle write connection
     /// the server ended shows here without a round trip, and starts the reconnecting.

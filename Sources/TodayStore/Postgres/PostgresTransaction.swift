@@ -56,6 +56,7 @@ struct PostgresTransaction: StorageTransaction {
             SELECT * FROM unnest($1::bigint[], $2::text[], $3::bytea[])
             ON CONFLICT (session, request_id) DO UPDATE SET record = excluded.record
             """),
+        ("notify", "SELECT pg_notify(channel, payload) FROM unnest($1::text[], $2::text[]) AS n(channel, payload)"),
         ("select_record", "SELECT record FROM requests WHERE session = $1 AND request_id = $2"),
         ("select_idempotency", "SELECT fingerprint, response FROM idempotency WHERE session = $1 AND key = $2"),
         ("insert_idempotency", "INSERT INTO idempotency (session, key, fingerprint, response, created_ms) VALUES ($1, $2, $3, $4, $5)"),
@@ -243,6 +244,10 @@ struct PostgresTransaction: StorageTransaction {
 
     func forgetIdempotency(createdBefore: Millis) throws(StoreError) {
         _ = try run("purge_idempotency", [.int64(createdBefore)])
+    }
+
+    func announce(changed ids: [String], wallTimers: [String]) throws(StoreError) {
+        writes.announce(changed: ids, wallTimers: wallTimers)
     }
 
     // A batch of steps writes nothing before the flush: its savepoint is a copy of what is kept.

@@ -22,6 +22,9 @@ final class PostgresWrites {
         var recordOrder: [RecordKey] = []
         var keys: [RecordKey: (fingerprint: [UInt8], answer: [UInt8], createdMs: Millis)] = [:]
         var keyOrder: [RecordKey] = []
+        /// What the transaction tells other servers (`PostgresChannels`), sent with its writes.
+        var changed: [String] = []
+        var wallTimers: [String] = []
     }
 
     struct RecordKey: Hashable {
@@ -62,6 +65,11 @@ final class PostgresWrites {
         let recordKey = RecordKey(ord: ord, name: key)
         if pending.keys[recordKey] == nil { pending.keyOrder.append(recordKey) }
         pending.keys[recordKey] = (fingerprint, answer, createdMs)
+    }
+
+    func announce(changed ids: [String], wallTimers: [String]) {
+        pending.changed += ids
+        pending.wallTimers += wallTimers
     }
 
     func savepoint() { saved = pending }
@@ -118,6 +126,12 @@ final class PostgresWrites {
             guard let kept = pending.keys[key] else { continue }
             _ = try run("insert_idempotency", [.int64(key.ord), .text(key.name), .bytes(kept.fingerprint), .bytes(kept.answer),
                                                .int64(kept.createdMs)])
+        }
+        // Last, in the same round trips' transaction: delivered by PostgreSQL when it commits.
+        let notifications = PostgresChannels.payloads(pending.changed).map { (PostgresChannels.changes, $0) }
+            + Set(pending.wallTimers).sorted().map { (PostgresChannels.wallTimers, $0) }
+        if !notifications.isEmpty {
+            _ = try run("notify", [PostgresValue.textArray(notifications.map(\.0)), PostgresValue.textArray(notifications.map(\.1))])
         }
     }
 }

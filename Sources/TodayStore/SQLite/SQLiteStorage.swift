@@ -279,4 +279,7 @@ final class SQLiteStorage: SessionStorage, @unchecked Sendable {
     func nextRemoving() throws(StoreError) -> Int64? {
         try readingWriter { statements throws(SQLiteError) in try statements.nextRemoving.rows { $0.int64(0) }.first }
     }
+
+    /// One server per file: no other writes to hear of.
+    func followOtherServers(_ receive: @escaping @Sendable (RemoteChange) -> Void) {}
 }

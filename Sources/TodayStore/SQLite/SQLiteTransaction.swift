@@ -83,6 +83,9 @@ struct SQLiteTransaction: StorageTransaction {
         try run(statements.purgeIdempotency, [.integer(createdBefore)])
     }
 
+    /// One server per file: its own observers are all there is to tell.
+    func announce(changed ids: [String], wallTimers: [String]) throws(StoreError) {}
+
     func savepoint() throws(StoreError) { try run(statements.savepoint) }
     func releaseSavepoint() throws(StoreError) { try run(statements.releaseSavepoint) }
     func rollbackToSavepoint() throws(StoreError) { try run(statements.rollbackToSavepoint) }

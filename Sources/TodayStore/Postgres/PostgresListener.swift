@@ -1,0 +1,229 @@
+import CPostgres
+import Foundation
+import Glibc
+
+/// Hears what the other servers on one PostgreSQL database commit (issue 15, item 4): one
+/// connection of its own, neither the writer nor a reader, `LISTEN`s on `PostgresChannels`, and
+/// one thread sleeps in `poll` on its socket until a notification arrives (no polling loop).
+/// Notifications from this server's own write connection are skipped: its commits already told
+/// its observers. A lost connection is opened again in the background, waiting longer after each
+/// failure (`RetryBackoff`); what was sent meanwhile is lost, so the first news after it is
+/// `.unknown` (everything may have changed).
+final class PostgresListener: @unchecked Sendable {
+    private let uri: String
+    /// Written to wake the thread from `poll` when the store closes; closed in `deinit`, once
+    /// neither the thread nor `stop` can use it.
+    private let wakePipe: (read: Int32, write: Int32)?
+    private let condition = NSCondition()
+    // Guarded by `condition`.
+    private var ownBackend: Int32 = 0
+    private var started = false
+    private var stopping = false
+    private var running = false
+    private var firstTried = false
+    /// Tests: the connection is closed and not opened again until released (`hold`).
+    private var held = false
+
+    init(uri: String) {
+        self.uri = uri
+        var fds: [Int32] = [-1, -1]
+        guard pipe(&fds) == 0 else {
+            wakePipe = nil
+            return
+        }
+        for fd in fds {
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            // Neither a waker nor the thread emptying it ever blocks on it.
+            _ = fcntl(fd, F_SETFL, O_NONBLOCK)
+        }
+        wakePipe = (fds[0], fds[1])
+    }
+
+    deinit {
+        if let wakePipe {
+            Glibc.close(wakePipe.read)
+            Glibc.close(wakePipe.write)
+        }
+    }
+
+    /// The backend process of this server's write connection (0: none), whose notifications
+    /// are this server's own; set whenever the writer connects again.
+    func writerIs(_ backend: Int32) {
+        condition.lock()
+        ownBackend = backend
+        condition.unlock()
+    }
+
+    /// Listens from now on: returns once the first connection was tried, so a write another
+    /// server commits after this returns is heard of; when it failed, the thread keeps trying.
+    func start(_ receive: @escaping @Sendable (RemoteChange) -> Void) {
+        condition.lock()
+        guard !started, !stopping, let wakePipe else { return condition.unlock() }
+        started = true
+        running = true
+        condition.unlock()
+        let thread = Thread { [self] in
+            let first = try? listen()
+            condition.lock()
+            firstTried = true
+            condition.broadcast()
+            condition.unlock()
+            follow(from: first, wakePipe.read, receive)
+            condition.lock()
+            running = false
+            condition.broadcast()
+            condition.unlock()
+        }
+        thread.name = "todaysim-pg-listen"
+        thread.start()
+        condition.lock()
+        while !firstTried { condition.wait() }
+        condition.unlock()
+    }
+
+    /// Ends the thread and its connection. Waits for it, but not past 2 s: a connection attempt
+    /// under way (to a database host that does not answer) ends only at its connect timeout,
+    /// and a server stopping should not wait that out; the thread then ends on its own, hearing
+    /// nothing more.
+    func stop() {
+        condition.lock()
+        stopping = true
+        condition.unlock()
+        wakeThread()
+        condition.lock()
+        let deadline = Date(timeIntervalSinceNow: 2)
+        while running, Date() < deadline { _ = condition.wait(until: deadline) }
+        condition.unlock()
+    }
+
+    /// Tests: closes the listening connection and opens none until `hold(false)`, as while the
+    /// database is out of reach; whatever other servers send meanwhile is never heard.
+    func hold(_ held: Bool) {
+        condition.lock()
+        self.held = held
+        condition.unlock()
+        wakeThread()
+    }
+
+    private func wakeThread() {
+        guard let wakePipe else { return }
+        var byte: UInt8 = 1
+        _ = write(wakePipe.write, &byte, 1)
+    }
+
+    private var state: (stopping: Bool, held: Bool) {
+        condition.lock()
+        defer { condition.unlock() }
+        return (stopping, held)
+    }
+
+    private var writerBackend: Int32 {
+        condition.lock()
+        defer { condition.unlock() }
+        return ownBackend
+    }
+
+    /// A new connection, listening. Its TCP keepalives find a peer that vanished without a word
+    /// (a host gone): nothing else is ever sent on this connection.
+    private func listen() throws(PostgresError) -> PostgresConnection {
+        let connection = try PostgresConnection(uri: uri, connectTimeout: 5, defaults: [
+            ("keepalives_idle", "10"), ("keepalives_interval", "5"), ("keepalives_count", "3"),
+        ])
+        try connection.execute("LISTEN \(PostgresChannels.changes); LISTEN \(PostgresChannels.wallTimers)")
+        return connection
+    }
+
+    /// The thread: waits for notifications, or for the next try to connect, until `stop`.
+    private func follow(from first: PostgresConnection?, _ wake: Int32, _ receive: @Sendable (RemoteChange) -> Void) {
+        var connection = first
+        // Whether notifications may have been sent that this server never heard.
+        var newsLost = first == nil
+        var backoff = RetryBackoff(ceiling: PostgresOutage.longestWait)
+        if first == nil { _ = backoff.failed(StoreError.storageUnavailable("no listening connection"), at: Date()) }
+        while true {
+            let (stopping, held) = state
+            if stopping { return }
+            if held {
+                if connection != nil { newsLost = true }
+                connection = nil
+                _ = Self.wait(for: wake, or: nil, timeoutMs: -1)
+                continue
+            }
+            guard let listening = connection else {
+                let waitMs = max(0, Int32(((backoff.until?.timeIntervalSinceNow ?? 0) * 1000).rounded(.up)))
+                if Self.wait(for: wake, or: nil, timeoutMs: waitMs) == .woken { continue }
+                do throws(PostgresError) {
+                    connection = try listen()
+                    _ = backoff.succeeded()
+                } catch {
+                    _ = backoff.failed(error, at: Date())
+                }
+                continue
+            }
+            if newsLost {
+                newsLost = false
+                receive(.unknown)
+            }
+            guard let changes = received(on: listening) else {
+                connection = nil
+                newsLost = true
+                _ = backoff.failed(StoreError.storageUnavailable("the listening connection was lost"), at: Date())
+                continue
+            }
+            for change in changes { receive(change) }
+            _ = Self.wait(for: wake, or: listening.socket, timeoutMs: -1)
+        }
+    }
+
+    /// The notifications that arrived, but this server's own, as changes (a batch's session ids
+    /// in one); `nil` when the connection is lost.
+    private func received(on connection: PostgresConnection) -> [RemoteChange]? {
+        guard connection.consumeInput() else { return nil }
+        var ids: [String] = []
+        var wallTimers: [String] = []
+        let own = writerBackend
+        while let notification = connection.nextNotification() {
+            guard notification.backend != own else { continue }
+            switch notification.channel {
+            case PostgresChannels.changes: ids += PostgresChannels.ids(in: notification.payload)
+            case PostgresChannels.wallTimers: wallTimers.append(notification.payload)
+            default: continue
+            }
+        }
+        return (ids.isEmpty ? [] : [.sessions(ids)]) + wallTimers.map { .wallTimer($0) }
+    }
+
+    private enum Waited { case woken, ready }
+
+    /// Sleeps until `socket` has input, `timeoutMs` passed (-1: never), or `wakeThread` wrote to
+    /// `wake` (emptied here: the caller looks at `state` again).
+    private static func wait(for wake: Int32, or socket: Int32?, timeoutMs: Int32) -> Waited {
+        var fds = [pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
+        if let socket { fds.append(pollfd(fd: socket, events: Int16(POLLIN), revents: 0)) }
+        while poll(&fds, nfds_t(fds.count), timeoutMs) < 0, errno == EINTR {}
+        guard fds[0].revents != 0 else { return .ready }
+        var bytes = [UInt8](repeating: 0, count: 64)
+        while read(wake, &bytes, bytes.count) > 0 {}
+        return .woken
+    }
+}
+
+extension PostgresConnection {
+    /// The descriptor of the connection's socket, for `poll`.
+    var socket: Int32 { PQsocket(handle) }
+
+    /// The server process serving this connection: what a notification names its sender by.
+    var backendPID: Int32 { PQbackendPID(handle) }
+
+    /// Reads what arrived on the socket without blocking; `false` when the connection is lost.
+    func consumeInput() -> Bool {
+        PQconsumeInput(handle) == 1 && !isBroken
+    }
+
+    /// The next notification read from the socket, if any.
+    func nextNotification() -> (channel: String, backend: Int32, payload: String)? {
+        guard let notify = PQnotifies(handle) else { return nil }
+        defer { PQfreemem(notify) }
+        return (String(cString: notify.pointee.relname), notify.pointee.be_pid, String(cString: notify.pointee.extra))
+    }
+}
