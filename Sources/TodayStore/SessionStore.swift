@@ -72,6 +72,10 @@ public final class SessionStore: @unchecked Sendable {
     }
 
     let unixNow: @Sendable () -> Millis
+    /// Whether the database's clock, not `unixNow`, says when a `wall` timer is due and where a
+    /// `wall` session's clock starts: on shared storage with no clock given (servers' clocks
+    /// differ; the database's is one for all, `PostgresClock`).
+    let dueByDatabaseClock: Bool
 
     public static let systemUnixNow: @Sendable () -> Millis = {
         Millis((Date().timeIntervalSince1970 * 1000).rounded(.down))
@@ -82,7 +86,7 @@ public final class SessionStore: @unchecked Sendable {
     /// `chunkRows`: rows per transaction when removing or forking a session (tests make it small).
     public convenience init(path: String, durability: Durability = .normal, cacheCapacity: Int = 4096,
                             chunkRows: Int = SessionStore.defaultChunkRows,
-                            unixNow: @escaping @Sendable () -> Millis = SessionStore.systemUnixNow) throws(StoreError) {
+                            unixNow: (@Sendable () -> Millis)? = nil) throws(StoreError) {
         self.init(storage: try SQLiteStorage(path: path, durability: durability), cacheCapacity: cacheCapacity,
                   chunkRows: chunkRows, unixNow: unixNow)
     }
@@ -91,7 +95,7 @@ public final class SessionStore: @unchecked Sendable {
     /// number of servers) or else the path of a SQLite file (or `:memory:`).
     public static func open(_ database: String, durability: Durability = .normal, cacheCapacity: Int = 4096,
                             chunkRows: Int = SessionStore.defaultChunkRows,
-                            unixNow: @escaping @Sendable () -> Millis = SessionStore.systemUnixNow) throws(StoreError) -> SessionStore {
+                            unixNow: (@Sendable () -> Millis)? = nil) throws(StoreError) -> SessionStore {
         guard isPostgres(database) else {
             return try SessionStore(path: database, durability: durability, cacheCapacity: cacheCapacity, chunkRows: chunkRows,
                                     unixNow: unixNow)
@@ -105,15 +109,19 @@ public final class SessionStore: @unchecked Sendable {
         database.hasPrefix("postgres://") || database.hasPrefix("postgresql://")
     }
 
+    /// `unixNow`: a test's clock, which then decides everything (`nil`: this machine's, and the
+    /// database's for `wall` timers on shared storage); `dueByDatabaseClock` overrides that
+    /// choice (tests: a server whose own clock is off).
     init(storage: any SessionStorage, cacheCapacity: Int = 4096, chunkRows: Int = SessionStore.defaultChunkRows,
-         unixNow: @escaping @Sendable () -> Millis = SessionStore.systemUnixNow) {
+         unixNow: (@Sendable () -> Millis)? = nil, dueByDatabaseClock: Bool? = nil) {
         self.storage = storage
         versionChecks = storage.isShared ? VersionChecks(parallel: storage.readConnections) { [storage] ids throws(StoreError) in
             try storage.versions(of: ids)
         } : nil
         self.chunkRows = max(1, chunkRows)
         cache = SessionCache(capacity: cacheCapacity)
-        self.unixNow = unixNow
+        self.unixNow = unixNow ?? Self.systemUnixNow
+        self.dueByDatabaseClock = dueByDatabaseClock ?? (unixNow == nil && storage.isShared)
         groupCommit = GroupCommit { [weak self] batch in
             guard let self else {
                 for pending in batch { pending.result = .failure(.storageUnavailable("the store is closed")) }
@@ -176,9 +184,10 @@ public final class SessionStore: @unchecked Sendable {
         let write = try writing { transaction throws(StoreError) in
             guard try transaction.session(id: sessionId) == nil else { throw StoreError.sessionExists(sessionId) }
             let (session, applied) = created
-            let origin = unixNow()
+            let now = unixNow()
+            let origin = session.config.clock == .wall ? try wallUnixNow(transaction) : now
             let ord = try transaction.insertSession(NewSessionRow(id: sessionId, session: session, wallOriginMs: origin,
-                                                                  ttlMs: ttlMs, nowMs: origin))
+                                                                  ttlMs: ttlMs, nowMs: now))
             let stored = StoredSession(session: session, wallOriginMs: origin, ord: ord)
             let entries = try append(applied.entries, ord: stored.ord, transaction)
             return (Write(applied: applied, stored: stored, entries: entries), stored)
@@ -426,7 +435,8 @@ public final class SessionStore: @unchecked Sendable {
         var ledger = LayeredLedger(base: StoredLedger(transaction, session: stored.ord))
         var entries: [TimelineEntry] = []
         var caughtRecords: [RequestRecord] = []
-        if stored.isWall, let caught = stored.session.catchUp(toWallClock: stored.wallNowMs(unixNowMs: unixNow()), ledger: ledger) {
+        if stored.isWall, let caught = stored.session.catchUp(toWallClock: stored.wallNowMs(unixNowMs: try wallUnixNow(transaction)),
+                                                              ledger: ledger) {
             entries = caught.entries
             caughtRecords = caught.ledgerWrites
             ledger.overlay(caughtRecords)
@@ -454,16 +464,26 @@ public final class SessionStore: @unchecked Sendable {
     @discardableResult
     public func fireDueWallTimers() throws(StoreError) -> [String] {
         var fired: [String] = []
-        for id in try storage.dueWallSessions(nowMs: unixNow()) {
+        for id in try storage.dueWallSessions(nowMs: dueByDatabaseClock ? nil : unixNow()) {
             do throws(StoreError) {
-                _ = try catchUp(id)
+                _ = try catchUp(id, skippingLocked: true)
                 fired.append(id)
             } catch {
-                // Removed since it was found due: nothing to fire, the others still are.
+                // Removed since it was found due, or being written by another server (which
+                // catches it up; if not far enough, it is still due and found again next
+                // time): nothing to fire here, the others still are.
                 guard case .sessionNotFound = error else { throw error }
             }
         }
         return fired
+    }
+
+    /// When, on this machine's clock, the earliest pending timer among `wall` sessions is due:
+    /// by the database's clock, the delay it reports from now (this machine's clock may be
+    /// off); otherwise the due time read as a Unix time (a test's clock's too).
+    public func nextWallDueDate() throws(StoreError) -> Date? {
+        guard dueByDatabaseClock else { return try storage.nextWallDue().map { Date(timeIntervalSince1970: Double($0) / 1000) } }
+        return try storage.nextWallDelay().map { Date(timeIntervalSinceNow: Double($0) / 1000) }
     }
 
     /// Unix time (ms) of the earliest pending timer among `wall` sessions.
@@ -566,12 +586,17 @@ public final class SessionStore: @unchecked Sendable {
         let afterOrd = cursor.flatMap { Int64($0) } ?? 0
         let rows = try storage.listSessions(afterOrd: afterOrd, uid: uid, label: label, closed: closed, limit: limit + 1)
         var sessions: [StoredSession] = []
+        var wallNow: Millis?
         for row in rows.prefix(limit) {
             var stored = try StoredSession(row: row)
             if let cached = cache.stored(stored.id), cached.ord == stored.ord, cached.session.lastSeq >= stored.session.lastSeq {
                 stored = cached
             }
-            if stored.isWall { _ = stored.session.catchUp(toWallClock: stored.wallNowMs(unixNowMs: unixNow()), ledger: NoLedger()) }
+            if stored.isWall {
+                // Read once, and only for a page with a `wall` session (a round trip on shared storage).
+                if wallNow == nil { wallNow = dueByDatabaseClock ? try storage.databaseNowMs() : unixNow() }
+                _ = stored.session.catchUp(toWallClock: stored.wallNowMs(unixNowMs: wallNow ?? 0), ledger: NoLedger())
+            }
             sessions.append(stored)
         }
         let next = rows.count > limit ? sessions.last.map { String($0.ord) } : nil
@@ -725,16 +750,25 @@ public final class SessionStore: @unchecked Sendable {
     /// The committed session, for a write: cached, or loaded from its row. On shared storage its
     /// row is locked first (`locked`: the batch's locks, already taken) and the cached session
     /// used only at the stored version.
+    /// `skippingLocked`: a row another server holds locked counts as not found.
     func current(_ id: String, _ transaction: any StorageTransaction,
-                 locked: [String: StoredVersion]? = nil) throws(StoreError) -> StoredSession {
+                 locked: [String: StoredVersion]? = nil, skippingLocked: Bool = false) throws(StoreError) -> StoredSession {
         if storage.isShared {
             let versions: [String: StoredVersion]
-            if let locked { versions = locked } else { versions = try transaction.lockSessions(ids: [id]) }
+            if let locked {
+                versions = locked
+            } else if skippingLocked {
+                versions = try transaction.lockSessionsSkippingLocked(ids: [id])
+            } else {
+                versions = try transaction.lockSessions(ids: [id])
+            }
             guard let version = versions[id] else {
                 cache.remove([id])
                 throw .sessionNotFound(id)
             }
-            if let stored = cache.stored(id), stored.version == version { return stored }
+            // A `wall` session's timers fire without moving its version (C1: not an input), so
+            // a cached one may lack what another server fired: its row, locked now, is read.
+            if let stored = cache.stored(id), stored.version == version, !stored.isWall { return stored }
         } else if let stored = cache.stored(id) {
             return stored
         }
@@ -744,14 +778,15 @@ public final class SessionStore: @unchecked Sendable {
         return stored
     }
 
-    /// A `wall` session brought to the real clock; what fired is committed.
-    private func catchUp(_ id: String) throws(StoreError) -> StoredSession {
+    /// A `wall` session brought to the real clock; what fired is committed. `skippingLocked`
+    /// (the scheduler): a session another server is writing is `sessionNotFound`, not waited for.
+    private func catchUp(_ id: String, skippingLocked: Bool = false) throws(StoreError) -> StoredSession {
         let (stored, fired) = try writing { transaction throws(StoreError) in
-            let current = try current(id, transaction)
+            let current = try current(id, transaction, skippingLocked: skippingLocked)
             var stored = current
             guard stored.isWall else { return ((stored, [TimelineEntry]()), nil) }
             let ledger = StoredLedger(transaction, session: stored.ord)
-            guard let caught = stored.session.catchUp(toWallClock: stored.wallNowMs(unixNowMs: unixNow()), ledger: ledger),
+            guard let caught = stored.session.catchUp(toWallClock: stored.wallNowMs(unixNowMs: try wallUnixNow(transaction)), ledger: ledger),
                   !caught.entries.isEmpty
             else { return ((stored, []), nil) }
             if let failure = ledger.failure { throw failure }
@@ -762,6 +797,12 @@ public final class SessionStore: @unchecked Sendable {
         }
         count(fired)
         return stored
+    }
+
+    /// The Unix time a `wall` session catches up to in `transaction`, asked once its rows are
+    /// locked (`StorageTransaction.databaseNowMs`).
+    private func wallUnixNow(_ transaction: any StorageTransaction) throws(StoreError) -> Millis {
+        dueByDatabaseClock ? try transaction.databaseNowMs() : unixNow()
     }
 
     /// Writes the session's new state over `previous`.

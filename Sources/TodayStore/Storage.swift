@@ -60,9 +60,16 @@ protocol SessionStorage: AnyObject, Sendable {
     func idleSessions(nowMs: Millis) throws(StoreError) -> [String]
     func nextIdleExpiry() throws(StoreError) -> Millis?
     func earliestClosedAt() throws(StoreError) -> Millis?
-    /// `wall` sessions with a timer due by `nowMs`, the earliest first.
-    func dueWallSessions(nowMs: Millis) throws(StoreError) -> [String]
+    /// `wall` sessions with a timer due by `nowMs`, the earliest first; `nil`: by the
+    /// database's clock, read in the same statement.
+    func dueWallSessions(nowMs: Millis?) throws(StoreError) -> [String]
     func nextWallDue() throws(StoreError) -> Millis?
+    /// How long until the earliest pending `wall` timer is due by the database's clock (at most
+    /// 0: due now); `nil` when none is pending.
+    func nextWallDelay() throws(StoreError) -> Millis?
+    /// The database's clock, Unix ms (SQLite: this machine's): on shared storage it decides
+    /// when a `wall` timer is due, so servers whose clocks differ agree (C1).
+    func databaseNowMs() throws(StoreError) -> Millis
     /// A session being removed whose rows are still there.
     func nextRemoving() throws(StoreError) -> Int64?
 
@@ -90,6 +97,13 @@ protocol StorageTransaction {
     /// writer can change them meanwhile), in one statement in id order; returns their stored
     /// versions.
     func lockSessions(ids: [String]) throws(StoreError) -> [String: StoredVersion]
+    /// `lockSessions`, but a row another transaction holds is skipped (missing from the
+    /// result) instead of waited for: that writer is at the session already.
+    func lockSessionsSkippingLocked(ids: [String]) throws(StoreError) -> [String: StoredVersion]
+    /// The database's clock (Unix ms), read the first time a transaction asks and kept for
+    /// the rest of it. Ask after locking the sessions it catches up: a transaction that waited
+    /// for a lock must not use a time from before it got it.
+    func databaseNowMs() throws(StoreError) -> Millis
     /// Stores a new session row; returns its `ord`.
     func insertSession(_ row: NewSessionRow) throws(StoreError) -> Int64
     /// Writes session `ord`'s new state; `false` when the row is hidden or gone, or (with

@@ -74,7 +74,7 @@ final class TestServer: @unchecked Sendable {
     /// Opens the database and serves it, as `todaysim serve` does.
     func start() throws {
         let log = RequestLog(enabled: true) { [logLines] line in logLines.append(line) }
-        let store = try SessionStore.open(database, chunkRows: chunkRows, unixNow: clock?.read ?? SessionStore.systemUnixNow)
+        let store = try SessionStore.open(database, chunkRows: chunkRows, unixNow: clock?.read)
         store.health.observe { [logLines] state, cause in logLines.append("storage \(state.rawValue): \(cause)") }
         if let firstObserver { store.observeChanges { [unowned store] ids in firstObserver(store, ids) } }
         let scheduler = WallClockScheduler(store: store, log: log)

@@ -7,12 +7,19 @@ import TodayStore
 public final class WallClockScheduler: Sendable {
     private let loop: BackgroundLoop
 
+    /// The longest the scheduler sleeps without looking at the database again. Other servers on
+    /// the same database arm timers too, and one may die before any word of them reaches this
+    /// one: its timers are then found by this look, at most this late. Short enough for a lost
+    /// timer to be seconds late, not lost; one indexed query per interval costs nothing.
+    static let rescanInterval: TimeInterval = 2
+
     public init(store: SessionStore, log: RequestLog) {
         loop = BackgroundLoop(
             name: "todaysim-wall-clock",
             nextWake: {
+                let rescan = Date(timeIntervalSinceNow: Self.rescanInterval)
                 do {
-                    return try store.nextWallDueUnixMs().map { Date(timeIntervalSince1970: Double($0) / 1000) }
+                    return min(try store.nextWallDueDate() ?? rescan, rescan)
                 } catch {
                     // The work that follows fails the same way and backs off.
                     return Date()

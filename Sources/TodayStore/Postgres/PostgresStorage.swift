@@ -276,11 +276,17 @@ final class PostgresStorage: SessionStorage, @unchecked Sendable {
 
     func earliestClosedAt() throws(StoreError) -> Millis? { try optionalNumber("earliest_closed_at") }
 
-    func dueWallSessions(nowMs: Millis) throws(StoreError) -> [String] {
-        try column("due_wall_sessions", [.int64(nowMs)]) { result, row throws(PostgresError) in try result.text(row, 0) }
+    func dueWallSessions(nowMs: Millis?) throws(StoreError) -> [String] {
+        try column("due_wall_sessions", [nowMs.map { .int64($0) } ?? .null]) { result, row throws(PostgresError) in try result.text(row, 0) }
     }
 
     func nextWallDue() throws(StoreError) -> Millis? { try optionalNumber("next_wall_due") }
+
+    func nextWallDelay() throws(StoreError) -> Millis? { try optionalNumber("next_wall_delay") }
+
+    func databaseNowMs() throws(StoreError) -> Millis {
+        try column("database_now") { result, row throws(PostgresError) in try result.int64(row, 0) }.first ?? 0
+    }
 
     func nextRemoving() throws(StoreError) -> Int64? {
         try column("next_removing") { result, row throws(PostgresError) in try result.int64(row, 0) }.first

@@ -8,6 +8,8 @@ struct PostgresTransaction: StorageTransaction {
     let connection: PostgresConnection
     /// Rows to write at the end of the transaction, a statement per table (`flush`).
     let writes = PostgresWrites()
+    /// The database's time, once read (`databaseNowMs`).
+    let time = TransactionTime()
 
     /// Writes what the transaction kept back; `PostgresStorage.write` calls it before COMMIT.
     func flush() throws(StoreError) {
@@ -129,7 +131,8 @@ struct PostgresTransaction: StorageTransaction {
         ("earliest_closed_at", "SELECT min(closed_at_ms) FROM sessions WHERE closed_at_ms IS NOT NULL AND closed < 2"),
         ("due_wall_sessions", """
             SELECT id FROM sessions WHERE clock = 'wall' AND closed = 0 AND next_due_ms IS NOT NULL
-                AND wall_origin_ms + next_due_ms <= $1 ORDER BY wall_origin_ms + next_due_ms
+                AND wall_origin_ms + next_due_ms <= (SELECT coalesce($1::bigint, \(databaseNow)))
+            ORDER BY wall_origin_ms + next_due_ms
             """),
         ("next_wall_due", """
             SELECT wall_origin_ms + next_due_ms FROM sessions WHERE clock = 'wall' AND closed = 0 AND next_due_ms IS NOT NULL
@@ -141,7 +144,7 @@ struct PostgresTransaction: StorageTransaction {
     /// Prepares every statement on a new connection.
     static func prepare(_ connection: PostgresConnection) throws(StoreError) {
         do {
-            for (name, sql) in statements { try connection.prepare(name, sql) }
+            for (name, sql) in statements + clockStatements { try connection.prepare(name, sql) }
         } catch {
             throw StoreError(error)
         }

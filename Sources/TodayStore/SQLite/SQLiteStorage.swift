@@ -268,13 +268,21 @@ final class SQLiteStorage: SessionStorage, @unchecked Sendable {
         }
     }
 
-    func dueWallSessions(nowMs: Millis) throws(StoreError) -> [String] {
-        try readingWriter { statements throws(SQLiteError) in try statements.dueWallSessions.rows([.integer(nowMs)]) { $0.text(0) ?? "" } }
+    func dueWallSessions(nowMs: Millis?) throws(StoreError) -> [String] {
+        let now = nowMs ?? databaseNowMs()
+        return try readingWriter { statements throws(SQLiteError) in try statements.dueWallSessions.rows([.integer(now)]) { $0.text(0) ?? "" } }
     }
 
     func nextWallDue() throws(StoreError) -> Millis? {
         try readingWriter { statements throws(SQLiteError) in try statements.nextWallDue.rows { $0.int64(0) }.first }
     }
+
+    func nextWallDelay() throws(StoreError) -> Millis? {
+        try nextWallDue().map { $0 - databaseNowMs() }
+    }
+
+    /// One server holds the file: its clock is the only one.
+    func databaseNowMs() -> Millis { SessionStore.systemUnixNow() }
 
     func nextRemoving() throws(StoreError) -> Int64? {
         try readingWriter { statements throws(SQLiteError) in try statements.nextRemoving.rows { $0.int64(0) }.first }

@@ -27,6 +27,12 @@ struct SQLiteTransaction: StorageTransaction {
         do { return try SQLiteStorage.versions(of: ids, statements) } catch { throw .database(error) }
     }
 
+    func lockSessionsSkippingLocked(ids: [String]) throws(StoreError) -> [String: StoredVersion] {
+        try lockSessions(ids: ids)
+    }
+
+    func databaseNowMs() -> Millis { SessionStore.systemUnixNow() }
+
     func insertSession(_ row: NewSessionRow) throws(StoreError) -> Int64 {
         let session = row.session
         try run(statements.insertSession, [
