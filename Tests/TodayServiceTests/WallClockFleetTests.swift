@@ -12,7 +12,8 @@ import TodayTestSupport
 /// Fired timers are read straight from the tables (`FleetTimers`): a read through a store would
 /// catch the session up and fire its due timers itself. A test ends only once no session has a
 /// timer pending, so no entry can come after its count.
-@Suite struct WallClockFleetTests {
+@Suite(.disabled(if: TestServer.onPostgres, "uses PostgreSQL databases of its own: once, not once per store"))
+struct WallClockFleetTests {
     /// 50 sessions armed round-robin through 3 servers: each timer's entry once, and on time.
     @Test func fiftyTimersThreeSchedulersEachFiresOnceOnTime() async throws {
         let database = try TestPostgres.database()
@@ -72,9 +73,10 @@ import TodayTestSupport
         try fleet[2].arm("own2", deadlineMs: 50)
         #expect(try await eventually { try timers.allFired(2) && fleet[1].firedCount + fleet[2].firedCount == 2 })
         // All traffic through the first server (the others hear of nothing but by looking),
-        // due 1 to 4 s after arming.
+        // due 1 to 11 s after arming: spread wide enough that the kill falls half-way even when
+        // a loaded machine is slow to see the fifteenth fire.
         let ids = (0..<50).map { "w\($0)" }
-        for (index, id) in ids.enumerated() { try fleet[0].arm(id, deadlineMs: 1_000 + Millis(index) * 60) }
+        for (index, id) in ids.enumerated() { try fleet[0].arm(id, deadlineMs: 1_000 + Millis(index) * 200) }
         #expect(try await eventually { try timers.read().bySession.count >= 2 + 15 })
         fleet[0].kill()
         let atDeath = try timers.read().bySession.count - 2
