@@ -1,6 +1,7 @@
 """Scripts/bench: drives todaysim with wrk and prints one table per run. See Scripts/bench.
 
     bench.py BIN_DIR [--db postgres|postgres://…]
+    bench.py BIN_DIR --fleet
 """
 import json
 import os
@@ -77,10 +78,17 @@ def sqlite_runs(workdir):
 def main():
     harness.BIN_DIR = sys.argv[1]
     database = None
-    if sys.argv[2:3] == ["--db"] and len(sys.argv) == 4:
-        database = sys.argv[3]
-    elif len(sys.argv) != 2:
-        raise SystemExit("usage: Scripts/bench [--db postgres|postgres://…]")
+    arguments = sys.argv[2:]
+    if arguments == ["--fleet"]:
+        import fleet_bench
+        print(f"todaysim bench --fleet: nproc {os.cpu_count()}, wrk -t{harness.THREADS} -c{harness.CONNECTIONS} "
+              f"-d{SECONDS}s, {RUNS} runs each (median), loopback")
+        fleet_bench.run()
+        return
+    if arguments[:1] == ["--db"] and len(arguments) == 2:
+        database = arguments[1]
+    elif arguments:
+        raise SystemExit("usage: Scripts/bench [--db postgres|postgres://…] | Scripts/bench --fleet")
     workdir = tempfile.mkdtemp(prefix="todaysim-bench-")
     print(f"todaysim bench: nproc {os.cpu_count()}, wrk -t{harness.THREADS} -c{harness.CONNECTIONS} -d{SECONDS}s, "
           f"{RUNS} runs each (median), loopback")
