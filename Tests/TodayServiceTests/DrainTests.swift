@@ -6,36 +6,6 @@ import TodayTestSupport
 /// at once, so nginx's new connections are refused and go to another replica, while the
 /// requests already in flight on this one are still answered.
 @Suite struct DrainTests {
-    /// The server's standard error, read on its own thread (never on the cooperative pool) to
-    /// its end, so the child never blocks on a full pipe.
-    final class ErrorOutput: @unchecked Sendable {
-        private let lock = NSLock()
-        private var text = ""
-
-        init(_ handle: FileHandle) {
-            Thread { [self] in
-                while case let chunk = handle.availableData, !chunk.isEmpty {
-                    lock.lock()
-                    text += String(decoding: chunk, as: UTF8.self)
-                    lock.unlock()
-                }
-            }.start()
-        }
-
-        var all: String {
-            lock.lock()
-            defer { lock.unlock() }
-            return text
-        }
-
-        /// The port of the "listening on http://127.0.0.1:PORT" line, once it is there.
-        var port: Int? {
-            guard let line = all.components(separatedBy: "\n").first(where: { $0.contains("listening on http://127.0.0.1:") }),
-                  let rest = line.components(separatedBy: "127.0.0.1:").last else { return nil }
-            return Int(rest.prefix { $0.isNumber })
-        }
-    }
-
     /// Whether a new TCP connection to `port` is refused by the kernel (nothing listens).
     func isRefused(_ port: Int) -> Bool {
         do {
@@ -52,18 +22,9 @@ import TodayTestSupport
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("todaysim-drain-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let process = try ChildProcess(CLITests.binary.path,
-                                       ["serve", "--port", "0", "--db", directory.appendingPathComponent("drain.sqlite").path],
-                                       output: .null, error: .pipe)
-        defer { if process.isRunning { process.signal(SIGKILL); _ = process.waitForExit() } }
-        let errors = ErrorOutput(process.standardError!)
-        #expect(await eventually { errors.port != nil }, "the server never said where it listens: \(errors.all)")
-        let port = try #require(errors.port)
-
-        let setup = try RawConnection(port: port)
-        let created = "{\"uid\":\"u1\",\"id\":\"s1\"}"
-        setup.send("POST /v1/sessions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: \(created.utf8.count)\r\n\r\n\(created)")
-        #expect(setup.readAnswer()?.status == 201)
+        let server = try await ServedBinary(["--db", directory.appendingPathComponent("drain.sqlite").path])
+        let port = server.port
+        #expect(try server.answer("POST", "/v1/sessions", body: "{\"uid\":\"u1\",\"id\":\"s1\"}")?.status == 201)
 
         // A request in flight: its headers are in (libmicrohttpd says 100 Continue only after
         // handing them to the server), its body not yet, so the stop waits for it.
@@ -73,13 +34,13 @@ import TodayTestSupport
             + "Expect: 100-continue\r\nContent-Length: \(input.utf8.count)\r\n\r\n")
         #expect(inFlight.readAnswer()?.status == 100, "the server did not take the request's headers")
 
-        process.signal(SIGTERM)
+        server.process.signal(SIGTERM)
         #expect(await eventually { isRefused(port) }, "new connections are still accepted while the server drains")
         inFlight.send(input)
         let answer = try #require(inFlight.readAnswer(), "the request in flight at SIGTERM was not answered")
         #expect(answer.status == 200, "\(answer)")
         #expect(answer.closes, "an answer made while stopping keeps its connection open: \(answer.headers)")
-        #expect(await process.ended(within: 30) == 0, "\(errors.all)")
+        #expect(await server.process.ended(within: 30) == 0, "\(server.errors.all)")
     }
 
     /// Near libmicrohttpd's own connection limit, replacing the listening socket could make it
