@@ -1,6 +1,9 @@
 #ifndef TODAYSIM_CMICROHTTPD_SHIM_H
 #define TODAYSIM_CMICROHTTPD_SHIM_H
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/filter.h>
+#include <netinet/tcp.h>
 #include <malloc.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -147,5 +150,50 @@ static inline int todaysim_listen(const char *host, int port, int *port_out, int
 static inline int todaysim_thread_id(void)
 {
     return (int)syscall(SYS_gettid);
+}
+/// Makes a listening socket drop every packet it is sent (a classic BPF filter that keeps
+/// nothing), so its accept queue stops growing: a SYN gets no answer and is not queued. 0 on
+/// success, else errno. Undone by `todaysim_listener_take_all`.
+static inline int todaysim_listener_drop_all(int fd)
+{
+    struct sock_filter keep_nothing[] = { BPF_STMT(BPF_RET | BPF_K, 0) };
+    struct sock_fprog program = { .len = 1, .filter = keep_nothing };
+    return setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &program, sizeof program) == 0 ? 0 : errno;
+}
+static inline void todaysim_listener_take_all(int fd)
+{
+    int unused = 0;
+    (void)setsockopt(fd, SOL_SOCKET, SO_DETACH_FILTER, &unused, sizeof unused);
+}
+/// Puts the read end of a new pipe in the place of descriptor `fd` (closing what `fd` was),
+/// keeping both ends close-on-exec. 0 with `*write_end_out` set, else errno.
+static inline int todaysim_replace_with_pipe(int fd, int *write_end_out)
+{
+    int ends[2];
+    if (syscall(SYS_pipe2, ends, O_CLOEXEC) != 0) return errno;
+    if (syscall(SYS_dup3, ends[0], fd, O_CLOEXEC) != fd) {
+        int error = errno;
+        close(ends[0]);
+        close(ends[1]);
+        return error;
+    }
+    close(ends[0]);
+    *write_end_out = ends[1];
+    return 0;
+}
+/// How many connections wait in a listening socket's accept queue (TCP_INFO's `tcpi_unacked`
+/// for a listener), or -1.
+static inline int todaysim_listener_queued(int fd)
+{
+    struct tcp_info info;
+    socklen_t length = sizeof info;
+    if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &length) != 0 || info.tcpi_state != TCP_LISTEN) return -1;
+    return (int)info.tcpi_unacked;
+}
+/// The connections libmicrohttpd holds, summed over its workers, or -1.
+static inline long todaysim_daemon_connections(struct MHD_Daemon *daemon)
+{
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
+    return info == NULL ? -1 : (long)info->num_connections;
 }
 #endif

@@ -31,8 +31,9 @@ final class RawConnection {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard connected == 0 else {
+            let error = POSIXError(POSIXErrorCode(rawValue: errno) ?? .ECONNREFUSED)
             close(socket)
-            throw POSIXError(.ECONNREFUSED)
+            throw error
         }
     }
 

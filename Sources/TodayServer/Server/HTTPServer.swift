@@ -36,6 +36,11 @@ public final class HTTPServer: @unchecked Sendable {
     private let deadlines: RequestDeadlines
     private let connections: ConnectionLimit
     private let heapTrim = HeapTrim()
+    private let listeningSocket: Int32
+    private let workers: Int
+    /// libmicrohttpd's connection limit for each worker (it divides its limit among them).
+    private let workerLimit: Int
+    private let listener = ListenerClosing()
 
     /// Binds `host:port` (0 picks a free port) and starts serving with `threads` workers.
     /// `connectionTimeout`: seconds a connection may stay silent, and the deadline for a whole
@@ -52,6 +57,9 @@ public final class HTTPServer: @unchecked Sendable {
             throw ServerStartError.cannotListen(host: host, port: port, reason: reason)
         }
         self.port = Int(boundPort)
+        listeningSocket = socket
+        workers = max(1, threads)
+        workerLimit = Self.connectionsHeld(serving: maxConnections) / workers
         self.respond = respond
         self.log = log
         deadlines = RequestDeadlines(deadline: TimeInterval(connectionTimeout))
@@ -64,7 +72,7 @@ public final class HTTPServer: @unchecked Sendable {
         let context = Unmanaged.passUnretained(self).toOpaque()
         guard let started = todaysim_start_daemon(
             flags, accessHandler, context, requestCompleted, context, connectionNotice, context, socket,
-            UInt32(max(1, threads)), UInt32(connectionTimeout), UInt32(Self.connectionsHeld(serving: maxConnections)))
+            UInt32(workers), UInt32(connectionTimeout), UInt32(Self.connectionsHeld(serving: maxConnections)))
         else {
             close(socket)
             throw ServerStartError.daemonFailed
@@ -83,19 +91,31 @@ public final class HTTPServer: @unchecked Sendable {
         maxConnections + ConnectionLimit.headroom(for: maxConnections)
     }
 
-    /// From now on new requests are refused `503 shutting_down` and every answer closes its
-    /// connection. (The service then releases its long polls and streams; `stop()` waits for
-    /// what is in flight.) The listening socket stays open until `MHD_stop_daemon` closes it:
-    /// `MHD_quiesce_daemon` races with libmicrohttpd's own epoll workers in 0.9.75 (both remove
-    /// the listening socket from the epoll set, the loser aborts the process: "Failed to
-    /// remove listen FD from epoll set", once in about 200 SIGTERMs under load), and a
-    /// connection accepted meanwhile is refused like any other new request.
+    /// The connections libmicrohttpd holds now, counted by its workers (0 once stopped).
+    public var openConnections: Int {
+        stateLock.lock()
+        defer { stateLock.unlock() }
+        return daemon.map { max(0, todaysim_daemon_connections($0)) } ?? 0
+    }
+
+    /// From now on new connections are refused by the kernel (the listening socket closes, so
+    /// a load balancer sends them elsewhere), new requests on connections already open are
+    /// refused `503 shutting_down`, and every answer closes its connection. (The service then
+    /// releases its long polls and streams; `stop()` waits for what is in flight.) Not
+    /// `MHD_quiesce_daemon`: it races with libmicrohttpd's own epoll workers in 0.9.75 (both
+    /// remove the listening socket from the epoll set, the loser aborts the process: "Failed
+    /// to remove listen FD from epoll set", once in about 200 SIGTERMs under load); see
+    /// `ListenerClosing` for what is done instead and when it is not (the socket then stays
+    /// open until `MHD_stop_daemon`, and what connects meanwhile is refused `503`).
     public func beginStopping() {
         stateLock.lock()
         defer { stateLock.unlock() }
-        guard daemon != nil, !stopping else { return }
+        guard let daemon, !stopping else { return }
         stopping = true
         requests.beginStopping()
+        if case let .keptOpen(reason) = listener.close(listening: listeningSocket, of: daemon, workers: workers, workerLimit: workerLimit) {
+            log.note("stopping: the listening socket stays open until the daemon stops (\(reason))")
+        }
     }
 
     /// Stops accepting, waits up to `grace` for requests in flight, answers `503` whatever is
@@ -108,7 +128,8 @@ public final class HTTPServer: @unchecked Sendable {
         guard let daemon else { return }
         let refused = requests.drain(grace: grace)
         if refused > 0 { log.note("stopping: \(refused) parked requests were not ready after \(grace) s and were answered 503") }
-        MHD_stop_daemon(daemon)  // closes the listening socket too
+        MHD_stop_daemon(daemon)  // closes the listening socket (or the pipe that replaced it) too
+        listener.finish()
         deadlines.stop()
         self.daemon = nil
     }

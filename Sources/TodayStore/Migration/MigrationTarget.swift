@@ -60,6 +60,9 @@ final class MigrationTarget {
         // The schema exactly as a server's start makes it.
         try PostgresStorage(uri: uri, readConnections: 1).close()
         connection = try PostgresStorage.connect(uri)
+        // An operator's one-off copy: its last transaction shows every copied session at once
+        // and may take long; Ctrl-C ends it, not a server's deadline for requests.
+        connection.deadline = nil
         try PostgresTransaction.prepare(connection)
         try checked {
             for (name, sql) in Self.statements { try connection.prepare(name, sql) }

@@ -7,11 +7,18 @@ public final class PostgresConnection {
     let handle: OpaquePointer
     /// Where this connects to, password masked: what errors and logs may show.
     public let target: String
+    /// How long one statement may take, from sending it to its last result; `nil`: no limit.
+    /// Past it the connection is given up (`isBroken`), whatever the server does later — see
+    /// `PostgresConnection+Deadline.swift`.
+    public var deadline: Duration?
+    /// Set when a statement outlived `deadline`: the connection is mid-statement, unusable.
+    var abandoned = false
 
     /// Connects to `uri` (a libpq URI or `key=value` string). `connectTimeout` (seconds) bounds
     /// each attempt against an unreachable host; the string's own `connect_timeout` wins, as it
-    /// does over `defaults` (other libpq keywords).
-    public init(uri: String, connectTimeout: Int = 10, defaults: [(String, String)] = []) throws(PostgresError) {
+    /// does over `defaults` (other libpq keywords). `deadline`: see `deadline`.
+    public init(uri: String, connectTimeout: Int = 10, defaults: [(String, String)] = [],
+                deadline: Duration? = nil) throws(PostgresError) {
         let connectionString = ConnectionString(uri)
         // Arrays are read in order and a later keyword wins, so the expanded `dbname` (the whole
         // string) overrides the defaults given before it.
@@ -27,8 +34,16 @@ public final class PostgresConnection {
                                 message: "cannot connect to \(connectionString.redacted): \(connectionString.scrubbed(message))",
                                 connectionBroken: true)
         }
+        // Non-blocking, so that every wait for the server is this type's own `poll`, bounded
+        // by `deadline` (and `PQfinish` never blocks on a full socket either).
+        guard PQsetnonblocking(connection, 1) == 0 else {
+            let message = Self.lastMessage(connection)
+            PQfinish(connection)
+            throw PostgresError(sqlState: nil, message: "cannot make the connection non-blocking: \(message)", connectionBroken: true)
+        }
         handle = connection
         target = connectionString.redacted
+        self.deadline = deadline
         // libpq prints NOTICE/WARNING messages to stderr by default; they are not errors and the
         // service's log is its own.
         PQsetNoticeReceiver(handle, { _, _ in }, nil)
@@ -42,25 +57,26 @@ public final class PostgresConnection {
     public static func redacted(_ uri: String) -> String { ConnectionString(uri).redacted }
 
     /// Whether the connection is gone (`CONNECTION_BAD`): every statement will fail; open another.
-    public var isBroken: Bool { PQstatus(handle) == CONNECTION_BAD }
+    public var isBroken: Bool { abandoned || PQstatus(handle) == CONNECTION_BAD }
 
     /// Runs `sql`. Without parameters it may hold several statements (the result is the last
     /// one's, in text format); with parameters it is one statement and its result is binary.
     @discardableResult
     public func execute(_ sql: String, _ parameters: [PostgresValue] = []) throws(PostgresError) -> PostgresResult {
         if parameters.isEmpty {
-            return try checked(PQexec(handle, sql), sql: sql)
+            return try exchange(sql) { PQsendQuery(handle, sql) }
         }
-        let result = PostgresParameters.withParameters(parameters) { count, types, values, lengths, formats in
-            PQexecParams(handle, sql, count, types, values, lengths, formats, 1)
+        return try exchange(sql) {
+            PostgresParameters.withParameters(parameters) { count, types, values, lengths, formats in
+                PQsendQueryParams(handle, sql, count, types, values, lengths, formats, 1)
+            }
         }
-        return try checked(result, sql: sql)
     }
 
     /// Prepares `sql` once as `name` for `run`; parameter types are inferred from the statement
     /// (a `.bytes` parameter must stand where `bytea` is expected, e.g. a `bytea` column or `$1::bytea`).
     public func prepare(_ name: String, _ sql: String) throws(PostgresError) {
-        try checked(PQprepare(handle, name, sql, 0, nil), sql: sql)
+        try exchange(sql) { PQsendPrepare(handle, name, sql, 0, nil) }
         prepared[name] = sql
     }
 
@@ -68,10 +84,11 @@ public final class PostgresConnection {
     @discardableResult
     public func run(_ name: String, _ parameters: [PostgresValue] = []) throws(PostgresError) -> PostgresResult {
         let sql = prepared[name] ?? "prepared statement \(name)"
-        let result = PostgresParameters.withParameters(parameters) { count, _, values, lengths, formats in
-            PQexecPrepared(handle, name, count, values, lengths, formats, 1)
+        return try exchange(sql) {
+            PostgresParameters.withParameters(parameters) { count, _, values, lengths, formats in
+                PQsendQueryPrepared(handle, name, count, values, lengths, formats, 1)
+            }
         }
-        return try checked(result, sql: sql)
     }
 
     /// The SQL of each prepared statement, for error messages.
@@ -95,7 +112,7 @@ public final class PostgresConnection {
         }
     }
 
-    private static func lastMessage(_ connection: OpaquePointer) -> String {
+    static func lastMessage(_ connection: OpaquePointer) -> String {
         trimmed(PQerrorMessage(connection).map { String(cString: $0) } ?? "")
     }
 

@@ -5,6 +5,9 @@
 enum PostgresSchema {
     static var currentVersion: Int64 { Int64(migrations.count) }
 
+    /// How long one statement of a migration may take (see `migrate`).
+    static let migrationDeadline: Duration = .seconds(600)
+
     /// Held while migrating, so only one server migrates.
     static let migrationLock: Int64 = 0x5444_534D_0001
 
@@ -77,6 +80,12 @@ enum PostgresSchema {
     /// Creates or migrates the schema; refuses (exit 2 at the caller) a database a newer
     /// todaysim wrote.
     static func migrate(_ connection: PostgresConnection) throws(StoreError) {
+        // Waiting for another server's migration, or one that rewrites a large table, takes
+        // longer than a request's statement may: bounded still, so a frozen database at start
+        // ends the start with an error instead of hanging it.
+        let requestDeadline = connection.deadline
+        connection.deadline = migrationDeadline
+        defer { connection.deadline = requestDeadline }
         do {
             _ = try connection.execute("SELECT pg_advisory_lock($1)", [.int64(migrationLock)])
             defer { _ = try? connection.execute("SELECT pg_advisory_unlock($1)", [.int64(migrationLock)]) }

@@ -42,10 +42,17 @@ final class PostgresStorage: SessionStorage, @unchecked Sendable {
         outage = PostgresOutage(health: health) { [weak self] () throws(StoreError) in try self?.reconnectWriter() }
     }
 
+    /// How long one statement may take (`PostgresConnection.deadline`): a server's statements
+    /// take milliseconds (a group commit's set-wise flush, a row lock held by another server's
+    /// commit), so past this the database is taken as frozen — the connection is given up, the
+    /// request answered `503`, and the background reconnects. Equal to the connect timeout: a
+    /// database that does not answer costs a request or a stop at most this long.
+    static let statementDeadline: Duration = .seconds(5)
+
     /// A new connection; the password never appears in the error.
     static func connect(_ uri: String) throws(StoreError) -> PostgresConnection {
         do {
-            return try PostgresConnection(uri: uri, connectTimeout: 5)
+            return try PostgresConnection(uri: uri, connectTimeout: 5, deadline: statementDeadline)
         } catch {
             throw .storageUnavailable("cannot reach PostgreSQL at \(PostgresConnection.redacted(uri)): \(error.message)")
         }

@@ -1,0 +1,64 @@
+import Foundation
+import Testing
+import TodayTestSupport
+
+/// Draining behind a load balancer (issue 15, item 5): at SIGTERM the listening socket closes
+/// at once, so nginx's new connections are refused and go to another replica, while the
+/// requests already in flight on this one are still answered.
+@Suite struct DrainTests {
+    /// Whether a new TCP connection to `port` is refused by the kernel (nothing listens).
+    func isRefused(_ port: Int) -> Bool {
+        do {
+            _ = try RawConnection(port: port)
+            return false
+        } catch let error as POSIXError {
+            return error.code == .ECONNREFUSED
+        } catch {
+            return false
+        }
+    }
+
+    @Test func afterSIGTERMNewConnectionsAreRefusedWhileARequestInFlightIsAnswered() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("todaysim-drain-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = try await ServedBinary(["--db", directory.appendingPathComponent("drain.sqlite").path])
+        let port = server.port
+        #expect(try server.answer("POST", "/v1/sessions", body: "{\"uid\":\"u1\",\"id\":\"s1\"}")?.status == 201)
+
+        // A request in flight: its headers are in (libmicrohttpd says 100 Continue only after
+        // handing them to the server), its body not yet, so the stop waits for it.
+        let input = "{\"advanceMs\":100}"
+        let inFlight = try RawConnection(port: port)
+        inFlight.send("POST /v1/sessions/s1/clock HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            + "Expect: 100-continue\r\nContent-Length: \(input.utf8.count)\r\n\r\n")
+        #expect(inFlight.readAnswer()?.status == 100, "the server did not take the request's headers")
+
+        server.process.signal(SIGTERM)
+        #expect(await eventually { isRefused(port) }, "new connections are still accepted while the server drains")
+        inFlight.send(input)
+        let answer = try #require(inFlight.readAnswer(), "the request in flight at SIGTERM was not answered")
+        #expect(answer.status == 200, "\(answer)")
+        #expect(answer.closes, "an answer made while stopping keeps its connection open: \(answer.headers)")
+        #expect(await server.process.ended(within: 30) == 0, "\(server.errors.all)")
+    }
+
+    /// Near libmicrohttpd's own connection limit, replacing the listening socket could make it
+    /// abort the process (see `ListenerClosing`): the socket stays open as before the change,
+    /// and a connection made meanwhile is accepted and refused `503`.
+    @Test func nearTheConnectionLimitTheListeningSocketStaysOpenUntilTheDaemonStops() async throws {
+        // 3 served + 16 of room: 19 for libmicrohttpd, 9 for each of the test server's 2 workers.
+        let server = try TestServer(maxConnections: 3)
+        let port = server.server!.port
+        var held: [RawConnection] = []
+        // Idle connections: held open (a request past the server's limit of 3 would close them).
+        for _ in 0..<8 { held.append(try RawConnection(port: port)) }
+        #expect(await eventually { server.server!.openConnections == 8 }, "libmicrohttpd holds \(server.server!.openConnections)")
+        server.server!.beginStopping()
+        #expect(server.logLines.all.contains { $0.contains("the listening socket stays open") }, "\(server.logLines.all)")
+        let late = try RawConnection(port: port)
+        late.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(late.readAnswer()?.status == 503, "a connection made while stopping is not refused 503")
+        server.stop()
+    }
+}

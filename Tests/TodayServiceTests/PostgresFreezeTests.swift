@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+import TodayHost
+import TodayTestSupport
+
+/// A PostgreSQL that freezes instead of going away (its processes stopped: sockets open, the
+/// kernel acknowledging, nothing answering) must not hold a read, a write or the server's stop
+/// for ever: every statement has a deadline (5 s), past it the connection is given up and the
+/// request answered `503 storage_unavailable` as for a lost connection.
+@Suite(.disabled(if: TestServer.onPostgres, "runs a PostgreSQL server of its own: once, not once per store"))
+struct PostgresFreezeTests {
+    /// Well above the 5 s deadline (a loaded machine), well below never.
+    static let bound: TimeInterval = 20
+    static let input = "{\"advanceMs\":100}"
+
+    /// `request`'s answer and how long it took; `nil` when none came within `bound`.
+    static func timed(_ request: () throws -> RawConnection.Answer?) rethrows -> (RawConnection.Answer?, TimeInterval) {
+        let started = Date()
+        let answer = try request()
+        return (answer, Date().timeIntervalSince(started))
+    }
+
+    static func expectUnavailable(_ answer: RawConnection.Answer?, _ what: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(answer?.status == 503, "\(what): \(answer.map(\.description) ?? "no answer within \(bound) s")", sourceLocation: sourceLocation)
+        #expect(answer?.json["code"] == "storage_unavailable", "\(what): \(answer.map(\.description) ?? "-")", sourceLocation: sourceLocation)
+    }
+
+    @Test func aFrozenDatabaseHoldsNoReadNoWriteAndNoStopForEver() async throws {
+        let postgres = try PostgresServer()
+        let server = try await ServedBinary(["--db", postgres.uri])
+        #expect(try server.answer("POST", "/v1/sessions", body: "{\"uid\":\"u1\",\"id\":\"s1\"}")?.status == 201)
+        #expect(try server.answer("POST", "/v1/sessions/s1/clock", body: Self.input)?.status == 200)
+        let ready = { (try? server.answer("GET", "/readyz"))??.status == 200 }
+
+        // A read: its version check waits on a reader connection.
+        var frozen = try postgres.freeze()
+        defer { frozen.thaw() }
+        let (read, readSeconds) = try Self.timed { try server.answer("GET", "/v1/sessions/s1", timeout: Self.bound) }
+        Self.expectUnavailable(read, "a read of a frozen database")
+        frozen.thaw()
+        #expect(await eventually(within: 30) { ready() }, "readiness did not return after the database thawed")
+
+        // A write: its transaction waits on the write connection. It was not applied.
+        frozen = try postgres.freeze()
+        let (write, writeSeconds) = try Self.timed {
+            try server.answer("POST", "/v1/sessions/s1/clock", body: Self.input, headers: ["Idempotency-Key: k1"], timeout: Self.bound)
+        }
+        Self.expectUnavailable(write, "a write to a frozen database")
+        frozen.thaw()
+        #expect(await eventually(within: 30) { ready() }, "readiness did not return after the database thawed")
+        #expect(try server.answer("GET", "/v1/sessions/s1")?.json["version"] == 2, "the refused write was applied")
+
+        // The stop, with a write waiting on the frozen database when SIGTERM comes.
+        frozen = try postgres.freeze()
+        let waiting = try RawConnection(port: server.port)
+        waiting.send("POST /v1/sessions/s1/clock HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            + "Content-Length: \(Self.input.utf8.count)\r\n\r\n\(Self.input)")
+        server.process.signal(SIGTERM)
+        let stopped = Date()
+        let status = await server.process.ended(within: 30)
+        let stopSeconds = Date().timeIntervalSince(stopped)
+        #expect(status == 0, "the server did not stop within 30 s of SIGTERM with the database frozen: \(server.errors.all)")
+        #expect(waiting.readAnswer(timeout: 1)?.status == 503, "the write waiting at SIGTERM was not answered 503")
+        let said = { (answer: RawConnection.Answer?) in answer.map { "\($0.status)" } ?? "no answer" }
+        print("frozen PostgreSQL: read \(said(read)) after \(readSeconds) s, write \(said(write)) after \(writeSeconds) s, "
+            + "stop \(status.map { "exit \($0)" } ?? "still running") after \(stopSeconds) s")
+    }
+}
