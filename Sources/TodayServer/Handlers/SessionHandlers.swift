@@ -129,6 +129,7 @@ struct SessionHandlers: Sendable {
     private func timelinePage(ifNoneMatch: String?, id: String, after: Int, limit: Int, kind: String?,
                               until deadline: Date, ord: Int64? = nil) throws(APIError) -> HTTPResponse {
         let page: SessionStore.TimelinePage
+        let mark = waiters.mark()
         do throws(StoreError) {
             page = try store.timeline(id, after: after, limit: limit, kind: kind)
             if let ord, page.ord != ord { throw StoreError.sessionNotFound(id) }
@@ -140,7 +141,7 @@ struct SessionHandlers: Sendable {
         }
         let handlers = self
         return .later { [waiters] finish in
-            waiters.park(sessionId: id, deadline: deadline) {
+            waiters.park(sessionId: id, since: mark, deadline: deadline) {
                 finish {
                     do throws(APIError) {
                         return try handlers.timelinePage(ifNoneMatch: ifNoneMatch, id: id, after: after, limit: limit,

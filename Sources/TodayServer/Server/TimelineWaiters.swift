@@ -15,6 +15,15 @@ public final class TimelineWaiters: @unchecked Sendable {
     private var waiters: [Int: Waiter] = [:]
     private var nextKey = 0
     private var closed = false
+    /// Counts changes, so a request can tell whether its session changed between its look at
+    /// the timeline and its parking (`mark`, `park(since:)`): a change announced in between
+    /// (another server's commit arrives at any moment) found no waiter to wake, and the request
+    /// would sleep its whole `waitMs` with the entry already there.
+    private var epoch: UInt64 = 0
+    private var changedAt: [String: UInt64] = [:]
+    /// Changes before this one are forgotten (the map is bounded): a mark older than it wakes.
+    private var horizon: UInt64 = 0
+    private static let remembered = 4096
     private var loop: BackgroundLoop!
 
     public init() {
@@ -24,10 +33,18 @@ public final class TimelineWaiters: @unchecked Sendable {
         loop.start()
     }
 
-    /// Parks a waiter; `wake` runs once, when the session changes or at `deadline`.
-    func park(sessionId: String, deadline: Date, wake: @escaping @Sendable () -> Void) {
+    /// Where the changes stand: take it before looking at a timeline, park with it after.
+    func mark() -> UInt64 {
         lock.lock()
-        if closed {
+        defer { lock.unlock() }
+        return epoch
+    }
+
+    /// Parks a waiter; `wake` runs once, when the session changes or at `deadline` — at once
+    /// when it changed since `mark` was taken.
+    func park(sessionId: String, since mark: UInt64, deadline: Date, wake: @escaping @Sendable () -> Void) {
+        lock.lock()
+        if closed || horizon > mark || changedAt[sessionId, default: 0] > mark {
             lock.unlock()
             wake()
             return
@@ -41,11 +58,24 @@ public final class TimelineWaiters: @unchecked Sendable {
     /// The store committed entries for these sessions.
     public func sessionsChanged(_ ids: [String]) {
         let changed = Set(ids)
+        lock.lock()
+        epoch += 1
+        if changedAt.count + changed.count > Self.remembered {
+            changedAt.removeAll()
+            horizon = epoch
+        }
+        for id in changed { changedAt[id] = epoch }
+        lock.unlock()
         wake(where: { changed.contains($0.sessionId) })
     }
 
     /// Any session may have changed (what other servers wrote was lost): every waiter looks again.
     public func everySessionChanged() {
+        lock.lock()
+        epoch += 1
+        changedAt.removeAll()
+        horizon = epoch
+        lock.unlock()
         wake(where: { _ in true })
     }
 
