@@ -158,6 +158,18 @@ struct PostgresTransaction: StorageTransaction {
         }
     }
 
+    /// `run` for a statement that gives a row the session id `id`. Another server may have
+    /// stored that id since this transaction found it free (each waited for the other's commit):
+    /// that is the id existing, as on one server, not a failed statement (a `500`).
+    private func claiming(_ id: String, _ name: String, _ parameters: [PostgresValue]) throws(StoreError) -> PostgresResult {
+        do {
+            return try connection.run(name, parameters)
+        } catch {
+            if error.isUniqueViolation { throw .sessionExists(id) }
+            throw StoreError(error)
+        }
+    }
+
     private func rows<T>(_ result: PostgresResult, _ read: (Int) throws(PostgresError) -> T) throws(StoreError) -> [T] {
         do {
             return try (0..<result.rowCount).map { row throws(PostgresError) in try read(row) }
@@ -201,7 +213,7 @@ struct PostgresTransaction: StorageTransaction {
     func insertSession(_ row: NewSessionRow) throws(StoreError) -> Int64 {
         _ = try run("order_lock", [.int64(Self.sessionOrderLock)])
         let session = row.session
-        let result = try run("insert_session", [
+        let result = try claiming(row.id, "insert_session", [
             .text(row.id), .text(row.hidden ? "" : session.uid), row.hidden ? .null : .text(session.config.label),
             .int(row.hidden ? 2 : 0), .text(session.config.clock.rawValue), .int64(row.wallOriginMs),
             row.hidden ? .null : Self.nextDue(session), .int(session.version), .bytes(session.stateBytes),
@@ -305,7 +317,7 @@ struct PostgresTransaction: StorageTransaction {
     }
 
     func reveal(ord: Int64, id: String, _ session: HostSession, nowMs: Millis) throws(StoreError) {
-        _ = try run("reveal_session", [
+        _ = try claiming(id, "reveal_session", [
             .text(id), .text(session.uid), .text(session.config.label), .int(session.isClosed ? 1 : 0),
             Self.nextDue(session), .int64(ord), .int64(nowMs),
         ])
