@@ -2,6 +2,7 @@
 through nginx at once (round-robin: through every replica); If-Match and Idempotency-Key
 across replicas, each request sent straight to a chosen replica."""
 import threading
+import time
 
 from common import call, once, timeline
 
@@ -57,8 +58,15 @@ def concurrent_writers(fleet, report, clients, inputs):
 
 
 def replicas_used(fleet, path):
-    with open(f"{fleet.folder}/nginx/access.log", encoding="utf-8") as log:
-        return len({line.split()[-3] for line in log if f" {path} " in line})
+    """How many replicas answered `path`, by nginx's access log, which nginx writes in buffers
+    flushed every second (deploy/nginx.conf): read until every replica shows, or for 10 s."""
+    deadline = time.monotonic() + 10
+    while True:
+        with open(f"{fleet.folder}/nginx/access.log", encoding="utf-8") as log:
+            used = len({line.split()[-3] for line in log if f" {path} " in line})
+        if used >= len(fleet.replicas) or time.monotonic() > deadline:
+            return used
+        time.sleep(0.1)
 
 
 def conditional_and_idempotent(fleet, report):
