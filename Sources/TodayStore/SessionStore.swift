@@ -539,7 +539,9 @@ public final class SessionStore: @unchecked Sendable {
             answer(.success(nil))
             return true
         }
-        versionChecks.version(of: id) { [self] result in
+        // The cache, not the store: a pending check must not be what keeps the store alive (its
+        // deinit would then run on the check's own thread and wait for that thread to end).
+        versionChecks.version(of: id) { [cache] result in
             answer(result.map { version in
                 guard version == stored.version, let (view, cached) = cache.view(id), cached.version == stored.version else { return nil }
                 let bytes = view ?? cached.viewBytes
