@@ -297,6 +297,10 @@ public final class SessionStore: @unchecked Sendable {
             })
         } catch {
             for pending in batch { pending.result = .failure(error) }
+            // The commit may have happened (its answer was lost): whoever waits on these
+            // sessions looks again. (Other servers heard of it; this one's own notification is
+            // skipped as its own.)
+            if case .outcomeUnknown = error { notifyChanged(Array(Set(batch.map(\.sessionId)))) }
             return
         }
         metrics.observe("todaysim_store_commit_seconds", Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9)

@@ -42,8 +42,13 @@ import TodayTestSupport
             guard case .applied = try Self.keyed(store, "k1").get() else { Issue.record("k1 is applied"); return }
             #expect(try store.session("s1").session.version == 2, "cached at version 2")
 
+            let told = ToldIds()
+            store.observeChanges { ids in told.add(ids) }
             try #require(store.storage as? PostgresStorage).loseCommitAnswers(1)
             let lost = Self.keyed(store, "k2")
+            // It may have committed, and this server skips its own notification: whoever waits
+            // here on the session (a long poll, a stream) is told to look again.
+            #expect(told.all == ["s1"])
             guard case .failure(.outcomeUnknown) = lost else {
                 Issue.record("a commit without an answer must not be acknowledged: \(lost)")
                 return
@@ -71,4 +76,11 @@ import TodayTestSupport
 
 private final class KeyedBox: @unchecked Sendable {
     var result: Result<SessionStore.KeyedAnswer, StoreError>?
+}
+
+private final class ToldIds: @unchecked Sendable {
+    private let lock = NSLock()
+    private var ids: [String] = []
+    func add(_ more: [String]) { lock.withLock { ids += more } }
+    var all: [String] { lock.withLock { ids } }
 }

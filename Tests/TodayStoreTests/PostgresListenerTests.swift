@@ -44,11 +44,13 @@ import TodayTestSupport
 
     @Test func payloadsStayUnderPostgresLimitAndKeepEveryId() {
         let ids = (0..<600).map { "session-\($0)-" + String(repeating: "x", count: $0 % 40) }
-        let payloads = PostgresChannels.payloads(ids)
+        let sender = UUID().uuidString.lowercased()
+        let payloads = PostgresChannels.payloads(ids, from: sender)
         #expect(payloads.count > 1)
         #expect(payloads.allSatisfy { $0.utf8.count <= PostgresChannels.payloadLimit })
-        #expect(payloads.flatMap(PostgresChannels.ids(in:)) == ids)
-        #expect(PostgresChannels.payloads([]) == [])
+        #expect(payloads.allSatisfy { PostgresChannels.parse($0).sender == sender })
+        #expect(payloads.flatMap { PostgresChannels.parse($0).ids } == ids)
+        #expect(PostgresChannels.payloads([], from: sender) == [])
     }
 
     @Test func eachStoreHearsTheOthersCommitsOnceAndNotItsOwnTwice() async throws {

@@ -192,6 +192,7 @@ final class MigrationTarget {
     }
 
     /// `body`'s result, a failure as the store's error.
+    @discardableResult
     private func checked<T>(_ body: () throws -> T) throws(StoreError) -> T {
         do {
             return try body()

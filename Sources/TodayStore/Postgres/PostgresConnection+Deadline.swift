@@ -17,6 +17,7 @@ import Glibc
 extension PostgresConnection {
     /// Sends a statement with `send` (one of libpq's `PQsend…` calls, `1` on success) and
     /// returns its last result, as `PQexec` would, all within `deadline`.
+    @discardableResult
     func exchange(_ sql: String, _ send: () -> Int32) throws(PostgresError) -> PostgresResult {
         guard !abandoned else {
             throw PostgresError(sqlState: nil, message: "the connection was given up: PostgreSQL did not answer in time",

@@ -5,18 +5,19 @@ import Glibc
 /// Hears what the other servers on one PostgreSQL database commit (issue 15, item 4): one
 /// connection of its own, neither the writer nor a reader, `LISTEN`s on `PostgresChannels`, and
 /// one thread sleeps in `poll` on its socket until a notification arrives (no polling loop).
-/// Notifications from this server's own write connection are skipped: its commits already told
-/// its observers. A lost connection is opened again in the background, waiting longer after each
+/// Notifications this server sent (its token, `PostgresChannels`) are skipped: its commits
+/// already told its observers. A lost connection is opened again in the background, waiting longer after each
 /// failure (`RetryBackoff`); what was sent meanwhile is lost, so the first news after it is
 /// `.unknown` (everything may have changed).
 final class PostgresListener: @unchecked Sendable {
     private let uri: String
+    /// This server's token in its notifications.
+    private let sender: String
     /// Written to wake the thread from `poll` when the store closes; closed in `deinit`, once
     /// neither the thread nor `stop` can use it.
     private let wakePipe: (read: Int32, write: Int32)?
     private let condition = NSCondition()
     // Guarded by `condition`.
-    private var ownBackend: Int32 = 0
     private var started = false
     private var stopping = false
     private var running = false
@@ -24,8 +25,9 @@ final class PostgresListener: @unchecked Sendable {
     /// Tests: the connection is closed and not opened again until released (`hold`).
     private var held = false
 
-    init(uri: String) {
+    init(uri: String, sender: String) {
         self.uri = uri
+        self.sender = sender
         var fds: [Int32] = [-1, -1]
         guard pipe(&fds) == 0 else {
             wakePipe = nil
@@ -44,14 +46,6 @@ final class PostgresListener: @unchecked Sendable {
             Glibc.close(wakePipe.read)
             Glibc.close(wakePipe.write)
         }
-    }
-
-    /// The backend process of this server's write connection (0: none), whose notifications
-    /// are this server's own; set whenever the writer connects again.
-    func writerIs(_ backend: Int32) {
-        condition.lock()
-        ownBackend = backend
-        condition.unlock()
     }
 
     /// Listens from now on: returns once the first connection was tried, so a write another
@@ -117,12 +111,6 @@ final class PostgresListener: @unchecked Sendable {
         return (stopping, held)
     }
 
-    private var writerBackend: Int32 {
-        condition.lock()
-        defer { condition.unlock() }
-        return ownBackend
-    }
-
     /// A new connection, listening. Its TCP keepalives find a peer that vanished without a word
     /// (a host gone): nothing else is ever sent on this connection.
     private func listen() throws(PostgresError) -> PostgresConnection {
@@ -181,12 +169,12 @@ final class PostgresListener: @unchecked Sendable {
         guard connection.consumeInput() else { return nil }
         var ids: [String] = []
         var wallTimers: [String] = []
-        let own = writerBackend
         while let notification = connection.nextNotification() {
-            guard notification.backend != own else { continue }
+            let (from, named) = PostgresChannels.parse(notification.payload)
+            guard from != sender else { continue }
             switch notification.channel {
-            case PostgresChannels.changes: ids += PostgresChannels.ids(in: notification.payload)
-            case PostgresChannels.wallTimers: wallTimers.append(notification.payload)
+            case PostgresChannels.changes: ids += named
+            case PostgresChannels.wallTimers: wallTimers += named
             default: continue
             }
         }
@@ -212,18 +200,15 @@ extension PostgresConnection {
     /// The descriptor of the connection's socket, for `poll`.
     var socket: Int32 { PQsocket(handle) }
 
-    /// The server process serving this connection: what a notification names its sender by.
-    var backendPID: Int32 { PQbackendPID(handle) }
-
     /// Reads what arrived on the socket without blocking; `false` when the connection is lost.
     func consumeInput() -> Bool {
         PQconsumeInput(handle) == 1 && !isBroken
     }
 
     /// The next notification read from the socket, if any.
-    func nextNotification() -> (channel: String, backend: Int32, payload: String)? {
+    func nextNotification() -> (channel: String, payload: String)? {
         guard let notify = PQnotifies(handle) else { return nil }
         defer { PQfreemem(notify) }
-        return (String(cString: notify.pointee.relname), notify.pointee.be_pid, String(cString: notify.pointee.extra))
+        return (String(cString: notify.pointee.relname), String(cString: notify.pointee.extra))
     }
 }

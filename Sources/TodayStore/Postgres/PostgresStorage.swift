@@ -13,11 +13,11 @@ final class PostgresStorage: SessionStorage, @unchecked Sendable {
     private let uri: String
     private let writeLock = NSLock()
     // Guarded by `writeLock`.
-    private var writer: PostgresConnection? {
-        didSet { listener.writerIs(writer?.backendPID ?? 0) }
-    }
+    private var writer: PostgresConnection?
     /// Hears what other servers on the database commit.
     private let listener: PostgresListener
+    /// What this server's notifications carry, so its listener knows them (`PostgresChannels`).
+    private let sender = UUID().uuidString.lowercased()
     private var closed = false
     /// Tests: how many more commits lose their answer (`loseCommitAnswers`).
     private var commitAnswersToLose = 0
@@ -35,8 +35,7 @@ final class PostgresStorage: SessionStorage, @unchecked Sendable {
         let connection = try Self.connect(uri)
         try PostgresSchema.migrate(connection)
         try PostgresTransaction.prepare(connection)
-        listener = PostgresListener(uri: uri)
-        listener.writerIs(connection.backendPID)
+        listener = PostgresListener(uri: uri, sender: sender)
         writer = connection
         readers = PostgresPool(capacity: readConnections) { () throws(StoreError) in try Self.connect(uri) }
         outage = PostgresOutage(health: health) { [weak self] () throws(StoreError) in try self?.reconnectWriter() }
@@ -87,7 +86,7 @@ final class PostgresStorage: SessionStorage, @unchecked Sendable {
         }
         let result: T
         do throws(StoreError) {
-            let transaction = PostgresTransaction(connection: connection)
+            let transaction = PostgresTransaction(connection: connection, sender: sender)
             result = try body(transaction)
             try transaction.flush()
         } catch {

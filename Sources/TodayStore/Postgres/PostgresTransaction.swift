@@ -7,9 +7,16 @@ import TodayHost
 struct PostgresTransaction: StorageTransaction {
     let connection: PostgresConnection
     /// Rows to write at the end of the transaction, a statement per table (`flush`).
-    let writes = PostgresWrites()
+    let writes: PostgresWrites
     /// The database's time, once read (`databaseNowMs`).
     let time = TransactionTime()
+
+    /// `sender`: the token of the server whose transaction it is, in what it announces
+    /// (`PostgresChannels`; the migrate tool announces nothing).
+    init(connection: PostgresConnection, sender: String = "") {
+        self.connection = connection
+        writes = PostgresWrites(sender: sender)
+    }
 
     /// Writes what the transaction kept back; `PostgresStorage.write` calls it before COMMIT.
     func flush() throws(StoreError) {

@@ -32,6 +32,13 @@ final class PostgresWrites {
         var name: String
     }
 
+    /// The token this server's notifications carry (`PostgresChannels`).
+    let sender: String
+
+    init(sender: String) {
+        self.sender = sender
+    }
+
     private(set) var pending = Pending()
     private var saved: Pending?
 
@@ -128,8 +135,8 @@ final class PostgresWrites {
                                                .int64(kept.createdMs)])
         }
         // Last, in the same round trips' transaction: delivered by PostgreSQL when it commits.
-        let notifications = PostgresChannels.payloads(pending.changed).map { (PostgresChannels.changes, $0) }
-            + Set(pending.wallTimers).sorted().map { (PostgresChannels.wallTimers, $0) }
+        let notifications = PostgresChannels.payloads(pending.changed, from: sender).map { (PostgresChannels.changes, $0) }
+            + PostgresChannels.payloads(Set(pending.wallTimers).sorted(), from: sender).map { (PostgresChannels.wallTimers, $0) }
         if !notifications.isEmpty {
             _ = try run("notify", [PostgresValue.textArray(notifications.map(\.0)), PostgresValue.textArray(notifications.map(\.1))])
         }
