@@ -33,8 +33,12 @@ import TodayTestSupport
             }
             let watcher = try PostgresConnection(uri: uri)
             #expect(await eventually {
-                (try? watcher.execute("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted").int64(0, 0)) == 2
+                (try? watcher.execute("""
+                    SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted
+                        AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+                    """).int64(0, 0)) == 2
             }, "both creates wait for the order lock")
+            // Soon: a create waits at most the statement deadline (5 s) before it gives up.
             _ = try holder.execute("COMMIT")
             #expect(await eventually { outcome.all.count == 2 })
             let failures = outcome.all.compactMap { result -> StoreError? in
