@@ -50,6 +50,13 @@ public final class EventStream: @unchecked Sendable {
         return buffer.count
     }
 
+    /// Tests: what is queued and not yet sent, as text.
+    var queuedText: String {
+        lock.lock()
+        defer { lock.unlock() }
+        return String(decoding: buffer, as: UTF8.self)
+    }
+
     /// Whether nothing more will be sent (the stream ended or its client is gone).
     var isEnded: Bool {
         lock.lock()

@@ -158,9 +158,13 @@ public final class EventStreams: @unchecked Sendable {
                 follow = .session(id: id, ord: ord, after: next)
             case let .account(uid, label, after):
                 var cursors = after
-                // A stream that was behind goes on for every session it follows.
-                var ids = changedNow.union(freshNow.contains(key) || everythingNow ? Set(after.keys) : [])
-                if everythingNow { ids.formUnion(accountSessions(uid: uid, label: label)) }
+                // A stream that was behind goes on for every session it follows. A new one (or
+                // one that was behind) also looks for sessions of its account it never heard of:
+                // one created between the handler's listing and the subscription was announced
+                // to nobody; so were those created elsewhere while news was lost.
+                let fresh = freshNow.contains(key)
+                var ids = changedNow.union(fresh || everythingNow ? Set(after.keys) : [])
+                if fresh || everythingNow { ids.formUnion(accountSessions(uid: uid, label: label)) }
                 for id in ids {
                     cursors[id] = sendAccountEntries(of: id, uid: uid, label: label, from: cursors[id], to: subscriber.stream)
                 }
