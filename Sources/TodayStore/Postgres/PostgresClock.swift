@@ -14,7 +14,7 @@ extension PostgresTransaction {
         // A scheduler skips what another server is writing: that writer catches the session up
         // (every write to a `wall` session does), and the scheduler looks again at once.
         ("lock_sessions_skip_locked", """
-            SELECT id, ord, version FROM sessions WHERE id = ANY($1::text[]) AND closed < 2 ORDER BY id FOR UPDATE SKIP LOCKED
+            SELECT id, ord, revision FROM sessions WHERE id = ANY($1::text[]) AND closed < 2 ORDER BY id FOR UPDATE SKIP LOCKED
             """),
         // The scalar subquery is evaluated once, so the index on the due time still serves.
         ("next_wall_delay", """
