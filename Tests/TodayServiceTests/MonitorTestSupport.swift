@@ -13,7 +13,10 @@ extension Client {
     func input(_ id: String, _ endpoint: String, _ body: JSON,
                sourceLocation: SourceLocation = #_sourceLocation) async throws -> Reply {
         let reply = try await post("/v1/sessions/\(id)/\(endpoint)", body)
-        try #require(reply.status == 200, "\(endpoint) \(body.serialized()): \(reply.text)", sourceLocation: sourceLocation)
+        // The server's own log with a failure: which requests it saw, and what its storage said.
+        let log = server.logLines.all.suffix(30).joined(separator: "\n")
+        try #require(reply.status == 200, "\(endpoint) \(body.serialized()): \(reply.text)\nserver \(server.base) log:\n\(log)",
+                     sourceLocation: sourceLocation)
         return reply
     }
 }
