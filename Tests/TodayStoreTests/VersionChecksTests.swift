@@ -73,14 +73,18 @@ import TodayTestSupport
     @Test func checksRunSideBySideUpToTheirConnections() async throws {
         let lookups = Lookups()
         let bothRunning = DispatchSemaphore(value: 0)
+        let secondAsked = DispatchSemaphore(value: 0)
         let checks = VersionChecks(parallel: 2) { ids throws(StoreError) in
             lookups.lock.lock()
             lookups.batches.append(ids)
             let running = lookups.batches.count
             lookups.lock.unlock()
             // The first check returns only once the second has started beside it (or, were the
-            // checks one after the other, after a deadline that fails the test).
+            // checks one after the other, after a deadline that fails the test). The deadline
+            // runs from when the second reader asked: the test's own task may resume late on a
+            // loaded machine (a sanitizer run once took more than 20 s to get there).
             if running == 1 {
+                _ = secondAsked.wait(timeout: .now() + 120)
                 if bothRunning.wait(timeout: .now() + 20) == .timedOut { lookups.lock.withLock { lookups.timedOut = true } }
             } else {
                 bothRunning.signal()
@@ -90,6 +94,7 @@ import TodayTestSupport
         let first = Reader(checks, "a")
         #expect(await eventually { lookups.lock.withLock { lookups.batches.count } == 1 })
         let second = Reader(checks, "b")
+        secondAsked.signal()
         #expect(try second.value() == StoredVersion(ord: 1, revision: 1))
         #expect(try first.value() == StoredVersion(ord: 1, revision: 1))
         #expect(lookups.batches.map(\.count) == [1, 1], "each ran its own check")
