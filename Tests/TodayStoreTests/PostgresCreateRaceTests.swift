@@ -32,12 +32,21 @@ import TodayTestSupport
                 }.start()
             }
             let watcher = try PostgresConnection(uri: uri)
-            #expect(await eventually {
+            // Polled on this thread, not by a task: each create gives up after the statement
+            // deadline (5 s), and on a loaded machine (a sanitizer run) a task resumed too late.
+            let waiting = {
                 (try? watcher.execute("""
                     SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted
                         AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
                     """).int64(0, 0)) == 2
-            }, "both creates wait for the order lock")
+            }
+            let deadline = Date(timeIntervalSinceNow: 30)
+            var bothWait = waiting()
+            while !bothWait, Date() < deadline {
+                usleep(2_000)
+                bothWait = waiting()
+            }
+            #expect(bothWait, "both creates wait for the order lock")
             // Soon: a create waits at most the statement deadline (5 s) before it gives up.
             _ = try holder.execute("COMMIT")
             #expect(await eventually { outcome.all.count == 2 })
