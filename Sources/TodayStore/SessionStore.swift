@@ -490,11 +490,6 @@ public final class SessionStore: @unchecked Sendable {
         return try storage.nextWallDelay().map { Date(timeIntervalSinceNow: Double($0) / 1000) }
     }
 
-    /// Unix time (ms) of the earliest pending timer among `wall` sessions.
-    public func nextWallDueUnixMs() throws(StoreError) -> Millis? {
-        try storage.nextWallDue()
-    }
-
     // MARK: Reads
 
     /// The session `id`; a `wall` session caught up with the real clock first.
@@ -529,7 +524,12 @@ public final class SessionStore: @unchecked Sendable {
     /// reads could otherwise pair old bytes with the new tag.
     public func taggedView(_ id: String) throws(StoreError) -> (bytes: [UInt8], tag: String) {
         let (bytes, stored) = try viewAndSession(id)
-        return (bytes, "\(stored.session.version)-\(stored.session.lastSeq)")
+        return (bytes, Self.tag(stored))
+    }
+
+    /// What `taggedView` tags a view with.
+    private static func tag(_ stored: StoredSession) -> String {
+        "\(stored.session.version)-\(stored.session.lastSeq)"
     }
 
     /// On shared storage, `taggedView` of a cached session without holding the caller's thread
@@ -550,7 +550,7 @@ public final class SessionStore: @unchecked Sendable {
                 guard version == stored.version, let (view, cached) = cache.view(id), cached.version == stored.version else { return nil }
                 let bytes = view ?? cached.viewBytes
                 if view == nil { cache.remember(view: bytes, of: id, version: cached.version) }
-                return (bytes, "\(cached.session.version)-\(cached.session.lastSeq)")
+                return (bytes, Self.tag(cached))
             })
         }
         return true

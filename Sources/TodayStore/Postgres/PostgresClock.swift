@@ -25,24 +25,16 @@ extension PostgresTransaction {
     ]
 
     func lockSessionsSkippingLocked(ids: [String]) throws(StoreError) -> [String: StoredVersion] {
-        let result: PostgresResult
-        do {
-            result = try connection.run("lock_sessions_skip_locked", [PostgresValue.textArray(ids.sorted())])
-        } catch {
-            throw StoreError(error)
-        }
-        return try Self.versions(result)
+        try Self.versions(try run("lock_sessions_skip_locked", [PostgresValue.textArray(ids.sorted())]))
     }
 
     func databaseNowMs() throws(StoreError) -> Millis {
         if let kept = time.ms { return kept }
-        do {
-            let now = try connection.run("database_now").int64(0, 0)
-            time.ms = now
-            return now
-        } catch {
-            throw StoreError(error)
-        }
+        let result = try run("database_now")
+        let now: Millis
+        do { now = try result.int64(0, 0) } catch { throw StoreError(error) }
+        time.ms = now
+        return now
     }
 }
 

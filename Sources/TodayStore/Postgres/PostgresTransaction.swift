@@ -157,7 +157,7 @@ struct PostgresTransaction: StorageTransaction {
         }
     }
 
-    private func run(_ name: String, _ parameters: [PostgresValue] = []) throws(StoreError) -> PostgresResult {
+    func run(_ name: String, _ parameters: [PostgresValue] = []) throws(StoreError) -> PostgresResult {
         do {
             return try connection.run(name, parameters)
         } catch {
