@@ -37,13 +37,7 @@ import TodayTestSupport
         server.process.signal(SIGTERM)
         // Polled on this thread, not by a task: the server drains for 5 s only, and on a loaded
         // machine (a sanitizer run) a task resumed too late to send the body within them.
-        let deadline = Date(timeIntervalSinceNow: 30)
-        var refused = isRefused(port)
-        while !refused, Date() < deadline {
-            usleep(5_000)
-            refused = isRefused(port)
-        }
-        #expect(refused, "new connections are still accepted while the server drains")
+        #expect(eventuallyOnThisThread { isRefused(port) }, "new connections are still accepted while the server drains")
         inFlight.send(input)
         let answer = try #require(inFlight.readAnswer(), "the request in flight at SIGTERM was not answered")
         #expect(answer.status == 200, "\(answer)")

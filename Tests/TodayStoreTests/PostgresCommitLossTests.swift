@@ -24,16 +24,6 @@ import TodayTestSupport
         return box.result!
     }
 
-    /// Polls `condition` until it holds or 30 s pass.
-    static func eventually(_ condition: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(30)
-        while !condition() {
-            if Date() > deadline { return false }
-            Thread.sleep(forTimeInterval: 0.02)
-        }
-        return true
-    }
-
     @Test func aCommitWhoseAnswerIsLostIsNotAcknowledgedAndReadBackAsStored() throws {
         try TestPostgres.withDatabase { uri in
             let store = try SessionStore.open(uri)
@@ -54,7 +44,7 @@ import TodayTestSupport
                 return
             }
             #expect(store.health.snapshot.state == .unreachable)
-            #expect(Self.eventually { store.health.snapshot.state == .ok }, "the background connects again")
+            #expect(eventuallyOnThisThread(pollMs: 20) { store.health.snapshot.state == .ok }, "the background connects again")
 
             // PostgreSQL did commit it: read back from the database, not from the cache (which
             // still holds version 2).

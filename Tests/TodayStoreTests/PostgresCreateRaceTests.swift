@@ -40,13 +40,7 @@ import TodayTestSupport
                         AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
                     """).int64(0, 0)) == 2
             }
-            let deadline = Date(timeIntervalSinceNow: 30)
-            var bothWait = waiting()
-            while !bothWait, Date() < deadline {
-                usleep(2_000)
-                bothWait = waiting()
-            }
-            #expect(bothWait, "both creates wait for the order lock")
+            #expect(eventuallyOnThisThread(pollMs: 2, waiting), "both creates wait for the order lock")
             // Soon: a create waits at most the statement deadline (5 s) before it gives up.
             _ = try holder.execute("COMMIT")
             #expect(await eventually { outcome.all.count == 2 })

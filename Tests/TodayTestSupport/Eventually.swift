@@ -12,3 +12,17 @@ public func eventually(within seconds: Double = 30, _ condition: () async throws
         try? await Task.sleep(nanoseconds: 20_000_000)
     }
 }
+
+/// `eventually` without a task: polls `condition` on this thread every `pollMs` until it holds
+/// or `seconds` pass. For a test that must act within a window the server gives it (a 5 s drain,
+/// a 5 s statement deadline): on a loaded machine (a sanitizer run) a waiting task may resume
+/// only after such a window has closed.
+@discardableResult
+public func eventuallyOnThisThread(within seconds: Double = 30, pollMs: UInt32 = 5, _ condition: () throws -> Bool) rethrows -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while true {
+        if try condition() { return true }
+        if Date() > deadline { return false }
+        usleep(pollMs * 1000)
+    }
+}
