@@ -93,16 +93,22 @@ public final class SessionStore: @unchecked Sendable {
 
     /// Opens `database`: a PostgreSQL URI (`postgres://…` or `postgresql://…`, shared by any
     /// number of servers) or else the path of a SQLite file (or `:memory:`).
+    /// `statementDeadline`: how long one PostgreSQL statement may take before the database is
+    /// taken as frozen (`serve --statement-timeout-seconds`; SQLite has none).
     public static func open(_ database: String, durability: Durability = .normal, cacheCapacity: Int = 4096,
                             chunkRows: Int = SessionStore.defaultChunkRows,
-                            unixNow: (@Sendable () -> Millis)? = nil) throws(StoreError) -> SessionStore {
+                            unixNow: (@Sendable () -> Millis)? = nil,
+                            statementDeadline: Duration = SessionStore.defaultStatementDeadline) throws(StoreError) -> SessionStore {
         guard isPostgres(database) else {
             return try SessionStore(path: database, durability: durability, cacheCapacity: cacheCapacity, chunkRows: chunkRows,
                                     unixNow: unixNow)
         }
-        return SessionStore(storage: try PostgresStorage(uri: database), cacheCapacity: cacheCapacity, chunkRows: chunkRows,
-                            unixNow: unixNow)
+        return SessionStore(storage: try PostgresStorage(uri: database, statementDeadline: statementDeadline),
+                            cacheCapacity: cacheCapacity, chunkRows: chunkRows, unixNow: unixNow)
     }
+
+    /// The PostgreSQL statement deadline when none is set (5 s).
+    public static var defaultStatementDeadline: Duration { PostgresStorage.defaultStatementDeadline }
 
     /// Whether `database` names a PostgreSQL server rather than a SQLite file.
     public static func isPostgres(_ database: String) -> Bool {

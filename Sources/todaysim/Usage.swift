@@ -9,6 +9,10 @@ enum Usage {
                               whole request may take to arrive)
                               [--max-connections 4000]  (open connections served at once; a
                               request on one past it is answered 503 and closed)
+                              [--drain-seconds 5]  (at SIGINT/SIGTERM, how long requests in
+                              flight may still take; what is unfinished then is answered 503)
+                              [--statement-timeout-seconds 5]  (PostgreSQL: how long one
+                              statement may take before the database counts as frozen: 503)
                               [--token T] [--token-file PATH] | [--no-auth]
                               (a token is required to serve beyond loopback; a token file holds
                               `TOKEN LABEL` lines: each token sees only its label's sessions)

@@ -14,6 +14,8 @@ enum CommandLineInterface {
         var threads = 2
         var connectionTimeout = 30
         var maxConnections = 4000
+        var drainSeconds: Double = 5
+        var statementTimeoutSeconds: Double = 5
         var quiet = false
         var durability = Durability.normal
         var heartbeat: Double = 15
@@ -64,7 +66,7 @@ enum CommandLineInterface {
                 print(Usage.full)
                 exit(0)
             }
-            guard ["--host", "--port", "--db", "--threads", "--synchronous", "--heartbeat-seconds", "--retention-seconds", "--token", "--token-file", "--connection-timeout-seconds", "--allow-origin", "--max-connections"].contains(flag) else { fail("unknown flag \(flag)", usage: true) }
+            guard ["--host", "--port", "--db", "--threads", "--synchronous", "--heartbeat-seconds", "--retention-seconds", "--token", "--token-file", "--connection-timeout-seconds", "--allow-origin", "--max-connections", "--drain-seconds", "--statement-timeout-seconds"].contains(flag) else { fail("unknown flag \(flag)", usage: true) }
             guard let value = rest.popFirst() else { fail("\(flag) needs a value", usage: true) }
             switch flag {
             case "--host": options.host = value
@@ -100,6 +102,16 @@ enum CommandLineInterface {
                     fail("--connection-timeout-seconds must be 1-3600", usage: false)
                 }
                 options.connectionTimeout = seconds
+            case "--drain-seconds":
+                guard let seconds = Double(value), seconds >= 0, seconds <= 3600 else {
+                    fail("--drain-seconds must be a number from 0 to 3600", usage: false)
+                }
+                options.drainSeconds = seconds
+            case "--statement-timeout-seconds":
+                guard let seconds = Double(value), seconds >= 0.1, seconds <= 3600 else {
+                    fail("--statement-timeout-seconds must be a number from 0.1 to 3600", usage: false)
+                }
+                options.statementTimeoutSeconds = seconds
             case "--max-connections":
                 guard let count = Int(value), (1...1_000_000).contains(count) else {
                     fail("--max-connections must be 1-1000000", usage: false)
@@ -187,7 +199,8 @@ enum CommandLineInterface {
         }
         let store: SessionStore
         do {
-            store = try SessionStore.open(options.database, durability: options.durability)
+            store = try SessionStore.open(options.database, durability: options.durability,
+                                          statementDeadline: .milliseconds(Int64(options.statementTimeoutSeconds * 1000)))
         } catch {
             fail("cannot open the database \(databaseName): \(error)", usage: false)
         }
@@ -221,7 +234,7 @@ enum CommandLineInterface {
         // the server waits for what is still in flight.
         server.beginStopping()
         service.stop()
-        server.stop()
+        server.stop(grace: options.drainSeconds)
         scheduler.stop()
         expiry.stop()
         store.close()

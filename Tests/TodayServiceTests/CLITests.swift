@@ -84,7 +84,9 @@ import TodayTestSupport
         #expect(port.status == 2)
         #expect(port.stderr == "todaysim: --port must be 0-65535, got 99999\n")
         // Once converted to milliseconds unchecked (issue 12, item 1): an overflow trap at start.
-        for (flag, value) in [("--retention-seconds", "inf"), ("--retention-seconds", "1e300"), ("--heartbeat-seconds", "inf")] {
+        for (flag, value) in [("--retention-seconds", "inf"), ("--retention-seconds", "1e300"), ("--heartbeat-seconds", "inf"),
+                              ("--drain-seconds", "inf"), ("--drain-seconds", "-1"), ("--drain-seconds", "nan"),
+                              ("--statement-timeout-seconds", "1e300"), ("--statement-timeout-seconds", "0")] {
             let huge = try run(["serve", "--port", "0", "--db", ":memory:", flag, value])
             #expect(huge.status == 2, "\(flag) \(value): \(huge.stderr)")
             #expect(huge.stderr.hasPrefix("todaysim: \(flag) must be a number"), "\(huge.stderr)")

@@ -52,21 +52,19 @@ struct ReplicaWakeTests {
         return entries
     }
 
-    /// Timing: the answer must come well before the 30 s wait runs out (20 s leaves room for load).
+    /// Woken by B's commit, not by the end of its 30 s wait (`waiters.expired`, not a time bound).
     @Test func realTimeALongPollOnOneServerWakesForAnInputAppliedByTheOther() async throws {
         let replicas = try Replicas()
         let (a, b) = replicas.clients
         try await a.create(["uid": "u1", "id": "s1"])
         let waited = Self.longPoll(replicas.a, "s1", after: 4)
         #expect(await Self.parked(replicas.a), "the request is parked on A")
-        let sent = Date()
         #expect(try await b.post("/v1/sessions/s1/lifecycle", ["type": "background"]).status == 200)
-        let (reply, answered) = try await waited.value
-        let elapsed = answered.timeIntervalSince(sent)
+        let (reply, _) = try await waited.value
         let applied = try await b.timeline("s1").filter { ($0["seq"]?.int64Value ?? 0) > 4 }
         #expect(reply.status == 200)
         #expect(!applied.isEmpty && reply["entries"] == .array(applied), "A answered with what B applied")
-        #expect(elapsed < 20, "woken by B's commit, not at the end of the 30 s wait (\(elapsed) s)")
+        #expect(replicas.a.service!.waiters.expired == 0, "A's poll ran out its wait: B's commit did not wake it")
     }
 
     @Test func aStreamOnOneServerCarriesEntriesAppliedByTheOtherAndResumesOnEither() async throws {
@@ -112,8 +110,8 @@ struct ReplicaWakeTests {
     }
 
     /// News sent while A was not listening is lost: when A listens again, every long poll and
-    /// stream looks again, an account stream for sessions it never heard of too. Timing: the
-    /// long poll answers well before its 30 s wait runs out.
+    /// stream looks again, an account stream for sessions it never heard of too. The long poll is
+    /// answered by that look, not by the end of its 30 s wait.
     @Test func realTimeWhatAServerMissedWhileNotListeningReachesItsPollsAndStreams() async throws {
         let replicas = try Replicas()
         let (a, b) = replicas.clients
@@ -125,11 +123,10 @@ struct ReplicaWakeTests {
         storage.holdListening(true)
         try await b.create(["uid": "carol", "id": "c1"])
         #expect(try await b.post("/v1/sessions/s1/lifecycle", ["type": "background"]).status == 200)
-        let released = Date()
         storage.holdListening(false)
-        let (reply, answered) = try await waited.value
+        let (reply, _) = try await waited.value
         #expect(Self.seqs(Self.entries(reply)).first == 5)
-        #expect(answered.timeIntervalSince(released) < 20, "the long poll looked again when A listened again")
+        #expect(replicas.a.service!.waiters.expired == 0, "the long poll did not look again when A listened again")
         let created = try await b.timeline("c1")
         let events = await account.until { events, _ in events.count >= created.count }.events
         #expect(events.map(\.id) == Self.seqs(created).map { "c1/\($0)" }, "the account stream found carol's new session")
@@ -150,14 +147,13 @@ struct ReplicaWakeTests {
         let last = try #require(Self.seqs(try await a.timeline("s1")).last)
         let waited = Self.longPoll(replicas.a, "s1", after: Int(last))
         #expect(await Self.parked(replicas.a))
-        let sent = Date()
         _ = try await b.post("/v1/sessions/s1/lifecycle", ["type": "background"])
-        let (reply, answered) = try await waited.value
+        let (reply, _) = try await waited.value
         #expect(Self.seqs(Self.entries(reply)).first == last + 1)
-        #expect(answered.timeIntervalSince(sent) < 20)
+        #expect(replicas.a.service!.waiters.expired == 0, "woken by B's commit, not by the end of the wait")
     }
 
-    /// Not a check but a measurement (run with `TODAYSIM_MEASURE_WAKE=1`): how long after B is
+    /// Not a check but a measurement (`Scripts/bench --wake`, or `TODAYSIM_MEASURE_WAKE=1`): how long after B is
     /// sent an input a long poll held by A answers, over 200 inputs on loopback.
     @Test(.enabled(if: ProcessInfo.processInfo.environment["TODAYSIM_MEASURE_WAKE"] != nil))
     func realTimeWakeLatencyAcrossServers() async throws {
@@ -185,6 +181,6 @@ struct ReplicaWakeTests {
         }
         print(String(format: "cross-server wake: p50 %.1f ms, p99 %.1f ms, max %.1f ms (B's own answer: p50 %.1f ms, p99 %.1f ms), %d inputs",
                      percentile(wake, 0.5), percentile(wake, 0.99), wake.max() ?? 0, percentile(commit, 0.5), percentile(commit, 0.99), wake.count))
-        #expect(percentile(wake, 0.99) < 5000, "a generous bound: a wake by the waitMs deadline would be 10 s")
+        #expect(replicas.a.service!.waiters.expired == 0, "every poll was woken by B's commit, none ran out its wait")
     }
 }

@@ -36,6 +36,11 @@ final class TestServer: @unchecked Sendable {
     let allowedOrigins: [String]
     /// `--max-connections`.
     let maxConnections: Int
+    /// `--connection-timeout-seconds`, `--drain-seconds` and `--statement-timeout-seconds`: a
+    /// test that must act inside one of these windows sets it long rather than racing it.
+    let connectionTimeout: Int
+    let drainSeconds: TimeInterval
+    let statementDeadline: Duration
     /// Rows per transaction when removing or forking.
     let chunkRows: Int
     /// Sees each commit's changed session ids before the server's streams and long polls do
@@ -45,11 +50,15 @@ final class TestServer: @unchecked Sendable {
     let logLines = LockedLines()
 
     init(retentionMs: Millis? = nil, token: String? = nil, labelTokens: [(token: String, label: String)] = [],
-         allowedOrigins: [String] = [], maxConnections: Int = 4000, clock: ManualClock? = nil,
+         allowedOrigins: [String] = [], maxConnections: Int = 4000, connectionTimeout: Int = 30, drainSeconds: TimeInterval = 5,
+         statementDeadline: Duration = SessionStore.defaultStatementDeadline, clock: ManualClock? = nil,
          chunkRows: Int = SessionStore.defaultChunkRows, database given: String? = nil,
          firstObserver: (@Sendable (SessionStore, [String]) -> Void)? = nil) throws {
         self.firstObserver = firstObserver
         self.maxConnections = maxConnections
+        self.connectionTimeout = connectionTimeout
+        self.drainSeconds = drainSeconds
+        self.statementDeadline = statementDeadline
         self.chunkRows = chunkRows
         self.retentionMs = retentionMs
         self.clock = clock
@@ -74,7 +83,7 @@ final class TestServer: @unchecked Sendable {
     /// Opens the database and serves it, as `todaysim serve` does.
     func start() throws {
         let log = RequestLog(enabled: true) { [logLines] line in logLines.append(line) }
-        let store = try SessionStore.open(database, chunkRows: chunkRows, unixNow: clock?.read)
+        let store = try SessionStore.open(database, chunkRows: chunkRows, unixNow: clock?.read, statementDeadline: statementDeadline)
         store.health.observe { [logLines] state, cause in logLines.append("storage \(state.rawValue): \(cause)") }
         if let firstObserver { store.observeChanges { [unowned store] ids in firstObserver(store, ids) } }
         let scheduler = WallClockScheduler(store: store, log: log)
@@ -82,7 +91,8 @@ final class TestServer: @unchecked Sendable {
         let service = TodayService(store: store, scheduler: scheduler, log: log, heartbeat: 0.3, expiry: expiry,
                                    access: Access(token: token, labelled: labelTokens),
                                    crossOrigin: CrossOrigin(origins: allowedOrigins))
-        let server = try HTTPServer(host: "127.0.0.1", port: 0, threads: 2, maxConnections: maxConnections, log: log,
+        let server = try HTTPServer(host: "127.0.0.1", port: 0, threads: 2, connectionTimeout: connectionTimeout,
+                                    maxConnections: maxConnections, log: log,
                                     respond: service.respond)
         scheduler.start()
         scheduler.poke()
@@ -99,7 +109,7 @@ final class TestServer: @unchecked Sendable {
     func stop() {
         server?.beginStopping()
         service?.stop()
-        server?.stop()
+        server?.stop(grace: drainSeconds)
         expiry?.stop()
         expiry = nil
         scheduler?.stop()

@@ -66,14 +66,15 @@ import TodayTestSupport
         #expect((view["clock"]?["nowMs"]?.int64Value ?? 0) >= 600)
     }
 
-    /// The scheduler wakes for a due time, not on a poll: each timer fires within 50 ms of its
-    /// due time beyond the delays the machine imposed on this process meanwhile. A probe thread
-    /// waiting as the scheduler does measures the worst wake-up delay; the scheduler's path from
-    /// its due time to its clock reading can be held up twice (the wake-up, then the SQLite
-    /// work on the writer before the reading), so the bound is 50 ms + twice the probe's worst.
-    /// Alone that is about 52 ms; beside a loaded run it widens with what the load costs any
-    /// thread, so a scheduler that polled, or slept past the due time, still fails.
-    @Test func realTimeWatchdogsFireWithin50msBeyondTheMachinesWakeUpDelay() async throws {
+    /// A measurement, not a check (issue 20: no test asserts a latency; `Scripts/bench --wake`
+    /// runs it with `TODAYSIM_MEASURE_WAKE=1`): how late each timer fires beyond the delays the
+    /// machine imposed on this process meanwhile, with its goal of 50 ms beside it. A probe
+    /// thread waiting as the scheduler does measures the worst wake-up delay; the scheduler's
+    /// path from its due time to its clock reading can be held up twice (the wake-up, then the
+    /// SQLite work on the writer before the reading), so the goal is 50 ms + twice the probe's
+    /// worst. That the timers fire on their own at all is `realTimeWatchdogsFireOnTheirOwnInDueOrder`.
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["TODAYSIM_MEASURE_WAKE"] != nil))
+    func realTimeWatchdogLatencyBeyondTheMachinesWakeUpDelay() async throws {
         let server = try TestServer()
         let client = Client(server: server)
         let probe = WakeUpDelayProbe()
@@ -81,9 +82,11 @@ import TodayTestSupport
         _ = try await waitUntilFired(client, 2)
         let machineMs = probe.stop()
         let lateness = try await watchdogEntries(client, "w1").compactMap { $0["data"]?["lateMs"]?.int64Value }
-        #expect(lateness.count == 2)
+        #expect(lateness.count == 2 && lateness.allSatisfy { $0 >= 0 }, "\(lateness)")
+        let goal = 50 + 2 * machineMs
         for late in lateness {
-            #expect(Double(late) <= 50 + 2 * machineMs, "fired \(late) ms late; the machine delayed wake-ups by up to \(machineMs) ms")
+            print(String(format: "wall timer: fired %d ms late (goal <= %.1f ms: 50 ms + 2 x the machine's %.1f ms wake-up delay)%@",
+                         late, goal, machineMs, Double(late) <= goal ? "" : " MISSED"))
         }
     }
 

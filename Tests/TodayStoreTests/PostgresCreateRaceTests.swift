@@ -17,8 +17,10 @@ import TodayTestSupport
 
     @Test func twoServersCreatingOneIdAtOnceGiveOneSessionAndOneSessionExists() async throws {
         try await withDatabaseAsync { uri in
-            let first = try SessionStore.open(uri)
-            let second = try SessionStore.open(uri)
+            // A statement deadline far beyond the test's own steps: the creates wait on the lock
+            // as long as this test holds it, never racing the 5 s default.
+            let first = try SessionStore.open(uri, statementDeadline: .seconds(600))
+            let second = try SessionStore.open(uri, statementDeadline: .seconds(600))
             defer { first.close(); second.close() }
             // The inserts' order lock, held here: both creates have looked for the id (not
             // there) and wait for it; released, they insert one after the other.
@@ -32,16 +34,13 @@ import TodayTestSupport
                 }.start()
             }
             let watcher = try PostgresConnection(uri: uri)
-            // Polled on this thread, not by a task: each create gives up after the statement
-            // deadline (5 s), and on a loaded machine (a sanitizer run) a task resumed too late.
             let waiting = {
                 (try? watcher.execute("""
                     SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted
                         AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
                     """).int64(0, 0)) == 2
             }
-            #expect(eventuallyOnThisThread(pollMs: 2, waiting), "both creates wait for the order lock")
-            // Soon: a create waits at most the statement deadline (5 s) before it gives up.
+            #expect(await eventually(within: 120) { waiting() }, "both creates wait for the order lock")
             _ = try holder.execute("COMMIT")
             #expect(await eventually { outcome.all.count == 2 })
             let failures = outcome.all.compactMap { result -> StoreError? in

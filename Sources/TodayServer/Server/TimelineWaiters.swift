@@ -25,10 +25,15 @@ public final class TimelineWaiters: @unchecked Sendable {
     private var horizon: UInt64 = 0
     private static let remembered = 4096
     private var loop: BackgroundLoop!
+    /// Waiters answered because their wait ran out (not by a change or the stop).
+    private var expiredCount = 0
 
     public init() {
         loop = BackgroundLoop(name: "todaysim-waiters", nextWake: { [unowned self] in earliestDeadline() }) { [unowned self] in
-            wake(where: { $0.deadline <= Date() })
+            let expired = wake(where: { $0.deadline <= Date() })
+            lock.lock()
+            expiredCount += expired
+            lock.unlock()
         }
         loop.start()
     }
@@ -106,17 +111,29 @@ public final class TimelineWaiters: @unchecked Sendable {
         return waiters.count
     }
 
+    /// How many waiters so far were answered by the end of their wait, not by a change of their
+    /// session or the stop: tests tell "woken by the entry" from "ran out" by this, not by the
+    /// time it took (which a loaded machine stretches).
+    public var expired: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return expiredCount
+    }
+
     private func earliestDeadline() -> Date? {
         lock.lock()
         defer { lock.unlock() }
         return waiters.values.map(\.deadline).min()
     }
 
-    private func wake(where matches: (Waiter) -> Bool) {
+    /// Wakes and forgets the waiters that match; returns how many.
+    @discardableResult
+    private func wake(where matches: (Waiter) -> Bool) -> Int {
         lock.lock()
         let due = waiters.filter { matches($0.value) }
         for key in due.keys { waiters.removeValue(forKey: key) }
         lock.unlock()
         for waiter in due.values { waiter.wake() }
+        return due.count
     }
 }

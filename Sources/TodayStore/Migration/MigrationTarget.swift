@@ -59,7 +59,7 @@ final class MigrationTarget {
         self.byteBudget = byteBudget
         // The schema exactly as a server's start makes it.
         try PostgresStorage(uri: uri, readConnections: 1).close()
-        connection = try PostgresStorage.connect(uri)
+        connection = try PostgresStorage.connect(uri, deadline: PostgresStorage.defaultStatementDeadline)
         // An operator's one-off copy: its last transaction shows every copied session at once
         // and may take long; Ctrl-C ends it, not a server's deadline for requests.
         connection.deadline = nil

@@ -26,32 +26,37 @@ final class PostgresStorage: SessionStorage, @unchecked Sendable {
     private var outage: PostgresOutage!
 
     let readConnections: Int
+    /// How long one statement may take (`PostgresConnection.deadline`): a server's statements
+    /// take milliseconds (a group commit's set-wise flush, a row lock held by another server's
+    /// commit), so past this the database is taken as frozen — the connection is given up, the
+    /// request answered `503`, and the background reconnects. `serve --statement-timeout-seconds`
+    /// (default 5 s, `defaultStatementDeadline`); a test that must act while a statement waits
+    /// sets a long one instead of racing the default.
+    let statementDeadline: Duration
+    static let defaultStatementDeadline: Duration = .seconds(5)
 
     /// Connects, creating or migrating the schema. A database that cannot be reached is an
     /// error here (the server exits 2); later losses are retried (`PostgresOutage`).
-    init(uri: String, readConnections: Int = 2) throws(StoreError) {
+    init(uri: String, readConnections: Int = 2, statementDeadline: Duration = PostgresStorage.defaultStatementDeadline) throws(StoreError) {
         self.readConnections = max(1, readConnections)
         self.uri = uri
-        let connection = try Self.connect(uri)
+        self.statementDeadline = statementDeadline
+        let connection = try Self.connect(uri, deadline: statementDeadline)
         try PostgresSchema.migrate(connection)
         try PostgresTransaction.prepare(connection)
         listener = PostgresListener(uri: uri, sender: sender)
         writer = connection
-        readers = PostgresPool(capacity: readConnections) { () throws(StoreError) in try Self.connect(uri) }
+        readers = PostgresPool(capacity: readConnections) { () throws(StoreError) in
+            try Self.connect(uri, deadline: statementDeadline)
+        }
         outage = PostgresOutage(health: health) { [weak self] () throws(StoreError) in try self?.reconnectWriter() }
     }
 
-    /// How long one statement may take (`PostgresConnection.deadline`): a server's statements
-    /// take milliseconds (a group commit's set-wise flush, a row lock held by another server's
-    /// commit), so past this the database is taken as frozen — the connection is given up, the
-    /// request answered `503`, and the background reconnects. Equal to the connect timeout: a
-    /// database that does not answer costs a request or a stop at most this long.
-    static let statementDeadline: Duration = .seconds(5)
-
-    /// A new connection; the password never appears in the error.
-    static func connect(_ uri: String) throws(StoreError) -> PostgresConnection {
+    /// A new connection whose statements each end by `deadline`; the password never appears in
+    /// the error. The connect timeout stays 5 s (libpq counts whole seconds).
+    static func connect(_ uri: String, deadline: Duration) throws(StoreError) -> PostgresConnection {
         do {
-            return try PostgresConnection(uri: uri, connectTimeout: 5, deadline: statementDeadline)
+            return try PostgresConnection(uri: uri, connectTimeout: 5, deadline: deadline)
         } catch {
             throw .storageUnavailable("cannot reach PostgreSQL at \(PostgresConnection.redacted(uri)): \(error.message)")
         }
@@ -145,7 +150,7 @@ final class PostgresStorage: SessionStorage, @unchecked Sendable {
 
     /// In the background, while known down: a new write connection, checked with a round trip.
     private func reconnectWriter() throws(StoreError) {
-        let connection = try Self.connect(uri)
+        let connection = try Self.connect(uri, deadline: statementDeadline)
         try PostgresTransaction.prepare(connection)
         writeLock.lock()
         defer { writeLock.unlock() }
