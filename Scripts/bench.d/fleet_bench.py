@@ -2,7 +2,7 @@
 replica direct, each fleet on a throwaway PostgreSQL of its own (Scripts/fleet, plain HTTP
 through nginx so the figures show the proxy, not TLS). On one machine the fleet shares the
 cores with PostgreSQL, nginx and wrk: it cannot be faster; this shows what nginx costs and
-what the replicas' commits add up to, for the estimate in README "Performance".
+what the replicas' commits add up to, for the estimate in docs/FLEET.md.
 """
 import os
 import shutil

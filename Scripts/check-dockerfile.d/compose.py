@@ -9,7 +9,7 @@ compose files are written in: no YAML library on a fresh machine) and checks
   whose `--db` (or TODAYSIM_DB) is a postgres:// URI naming that service, without a password
   (it would show in `docker inspect` and ps: libpq reads PGPASSWORD), started only once the
   database is healthy (depends_on … condition: service_healthy).
-- the profile `cluster` (a fleet, README "Running a fleet"): the same for its database and at
+- the profile `cluster` (a fleet, docs/FLEET.md): the same for its database and at
   least two replicas, whose health check is readiness (/readyz: a replica whose database is out
   of reach or that is draining is taken out) instead of /healthz; an nginx service that mounts
   deploy/ (its configuration) and starts once every replica is healthy.

@@ -1,5 +1,5 @@
-/// What `todaysim --help` and `todaysim COMMAND --help` print. The README's usage block is this
-/// text exactly (`CLITests` compares them), so both change together.
+/// What `todaysim --help` and `todaysim COMMAND --help` print. The usage block of docs/SERVING.md is
+/// this text exactly (`CLIUsageTests` compares them), so both change together.
 enum Usage {
     /// The command lines, under `usage: `.
     static let synopsis = """

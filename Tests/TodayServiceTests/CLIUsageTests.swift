@@ -3,7 +3,7 @@ import Testing
 
 /// What a user meets first with the `todaysim` command (issue 13, item 7): every command
 /// answers `--help`, the help names every environment variable the command reads and its exit
-/// codes, a malformed server URL is a usage error, and the README shows the help as it is.
+/// codes, a malformed server URL is a usage error, and docs/SERVING.md shows the help as it is.
 @Suite struct CLIUsageTests {
     let cli = CLITests()
 
@@ -44,11 +44,11 @@ import Testing
         #expect(help.contains("migrate           0 copied; 1 the copy failed partway"))
     }
 
-    /// The README's usage block is `todaysim --help`, byte for byte.
-    @Test func theReadmeUsageIsTheHelpOutput() throws {
-        let readme = String(decoding: try RepositoryFiles.bytes("README.md"), as: UTF8.self)
-        let blocks = readme.components(separatedBy: "```\n")
-        let usage = try #require(blocks.first { $0.hasPrefix("usage: todaysim serve") }, "no usage block in the README")
+    /// The usage block of docs/SERVING.md is `todaysim --help`, byte for byte.
+    @Test func theDocumentedUsageIsTheHelpOutput() throws {
+        let serving = String(decoding: try RepositoryFiles.bytes("docs/SERVING.md"), as: UTF8.self)
+        let blocks = serving.components(separatedBy: "```\n")
+        let usage = try #require(blocks.first { $0.hasPrefix("usage: todaysim serve") }, "no usage block in docs/SERVING.md")
         #expect(usage == (try cli.run(["--help"]).stdout))
     }
 

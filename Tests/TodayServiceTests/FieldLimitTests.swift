@@ -3,7 +3,7 @@ import Testing
 import TodayTestSupport
 import TodayHost
 
-/// Issue 12, item 9: every string a client gives is bounded (README: Limits) and identifiers
+/// Issue 12, item 9: every string a client gives is bounded (docs/LIMITS.md) and identifiers
 /// hold no control characters. Each limit is tried at the boundary: exactly the limit is
 /// accepted, one more is `400 invalid_field` naming the field and changes nothing.
 @Suite struct FieldLimitTests {

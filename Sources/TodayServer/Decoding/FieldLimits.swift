@@ -1,6 +1,6 @@
 import TodayHost
 
-/// How much a client may put in one field (README: Limits; OpenAPI `maxLength`). A value is
+/// How much a client may put in one field (docs/LIMITS.md; OpenAPI `maxLength`). A value is
 /// copied into views, document URLs, analytics and timeline entries, and a list answers up to
 /// 1,000 views: an unbounded field multiplies into the database and into every answer.
 /// Lengths count characters (Unicode scalars), as JSON Schema's `maxLength` does.

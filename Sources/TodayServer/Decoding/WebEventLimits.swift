@@ -1,6 +1,6 @@
 import TodayHost
 
-/// The limits of a Web → native bridge message (README: Limits), checked at the HTTP edge
+/// The limits of a Web → native bridge message (docs/LIMITS.md), checked at the HTTP edge
 /// before the bridge parses it. Only sizes and control characters are judged here: a field of
 /// the wrong type or value is still the bridge's to reject (H21, M8), but a message the
 /// server would not store is no evidence against Web's side of the contract.
