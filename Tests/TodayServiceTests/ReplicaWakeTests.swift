@@ -179,8 +179,10 @@ struct ReplicaWakeTests {
             let sorted = values.sorted()
             return sorted[min(sorted.count - 1, Int((Double(sorted.count) * p).rounded(.up)) - 1)]
         }
-        print(String(format: "cross-server wake: p50 %.1f ms, p99 %.1f ms, max %.1f ms (B's own answer: p50 %.1f ms, p99 %.1f ms), %d inputs",
-                     percentile(wake, 0.5), percentile(wake, 0.99), wake.max() ?? 0, percentile(commit, 0.5), percentile(commit, 0.99), wake.count))
+        // Issue 15, item 4's goal: woken within 100 ms.
+        let p99 = percentile(wake, 0.99)
+        print(String(format: "cross-server wake: p50 %.1f ms, p99 %.1f ms (goal p99 <= 100 ms%@), max %.1f ms (B's own answer: p50 %.1f ms, p99 %.1f ms), %d inputs",
+                     percentile(wake, 0.5), p99, p99 <= 100 ? "" : ", MISSED", wake.max() ?? 0, percentile(commit, 0.5), percentile(commit, 0.99), wake.count))
         #expect(replicas.a.service!.waiters.expired == 0, "every poll was woken by B's commit, none ran out its wait")
     }
 }
