@@ -706,7 +706,8 @@ def problem_field(body):
 
 class Tricklers:
     """Connections that send one header byte every TRICKLE_SECONDS (under the idle timeout) from
-    the start of the run: the request deadline must cut each within CUT_BOUND of its opening."""
+    the start of the run: the request deadline must cut each, not before TIMEOUT (EARLY_CUT) and
+    by CUT_BOUND (TIMEOUT + 60 s, unreachable when healthy) of its opening."""
     TEXT = b"GET /v1/sessions/abuse-ref-1 HTTP/1.1\r\nHost: x\r\nX-Trickle: " + b"a" * 100_000
 
     def __init__(self, count):
@@ -858,7 +859,7 @@ def judge_cuts(entries, what, detail):
 def slow():
     """SLOW never-finished requests (and the tricklers) while an ordinary client works, a long poll
     waits and an event stream runs; then the server must have closed every partial one and every
-    trickler within CUT_BOUND, and answered the long poll and kept the stream."""
+    trickler (none early, none past CUT_BOUND), and answered the long poll and kept the stream."""
     kinds = list(PARTIAL_REQUESTS)
     sockets = []  # dicts: kind, sock, opened (monotonic), cut (monotonic), how
     before = json.loads(call("GET", f"/v1/sessions/{LIVE}")[2])["version"]

@@ -14,7 +14,7 @@ takes milliseconds, the stalls this test was written for took one or two seconds
 catch a writer held for good, not a slow machine.
 
 The latency goal per phase: the ordinary client's p99 <= 2 x its idle p99 + 10 ms. It is a
-figure, printed with its goal beside it ("p99 9.40 ms (goal <= 11.10 ms): met"). In the fast
+figure, printed with its goal beside it ("GOAL met ... p99 9.40 ms (goal <= 11.10 ms)"). In the fast
 version (ENTRIES < 100000, what Scripts/test runs, on whatever build it is given) it never fails
 the run: on a shared or loaded machine one window can catch another process's burst (issue 20,
 item 1). In the long version (ENTRIES >= 100000, run by hand, on a release build: a debug
