@@ -4,14 +4,23 @@ so often one arms a wall timer. Meanwhile replica 1 is SIGKILLed and restarted, 
 stopped with SIGTERM (it must exit 0) and restarted, and PostgreSQL is restarted. Each fault
 waits until the clients got further answers (the fleet serves again) before the next. Then:
 every acknowledged input stored exactly once and as answered, every session continues, every
-timer fired once by a scheduler (its lateMs: not by the final reads)."""
+timer fired by a scheduler (the database holds none of them pending, read with psql before any
+request reads them) and exactly once.
+
+Time (issue 20, item 1): the waits are deadlines no healthy run comes near (60 s for the fleet to
+serve again after a fault, FIRE_SECONDS for the timers; each ends as soon as it is met). The
+timers' lateness (lateMs <= 5000 ms fast, 2000 ms long) is a latency goal, Report.goal: reported
+in the fast version, a failure in the long one. It used to tell a scheduler's firing from the
+final reads' (which ran once every timer was that late), so a timer due during the PostgreSQL
+restart, fired late by the scheduler's backoff, failed the run; the database says it instead."""
 import http.client
 import threading
 import time
 
-from common import WALL_TIMER, call, once, spread, timeline, timer_entries
+from common import WALL_TIMER, call, once, percentile, spread, timeline, timer_entries
 
 RETRIED = (502, 503)
+FIRE_SECONDS = 60  # every timer fired by a scheduler this long after the last was armed (the wait ends once all are)
 
 
 class Load:
@@ -145,16 +154,30 @@ def check_inputs(fleet, report, load):
 
 
 def check_timers(fleet, report, load, bound_ms):
-    # Read only once every timer is past due by more than the bound: a timer no scheduler fired
-    # is then fired by this read, and its lateMs shows it.
+    # Fired by a scheduler: the database holds none of these sessions with a timer pending, read
+    # with psql, before any request reads them (an HTTP read of a wall session fires what is
+    # overdue itself). The ids are this test's own (c5-wall-N-M): no quoting needed.
+    walls = [session for session, _ in load.walls]
     last = max((armed for _, armed in load.walls), default=time.monotonic())
-    while time.monotonic() < last + 1 + bound_ms / 1000:
-        time.sleep(0.05)
+    query = ("SELECT count(*), count(*) FILTER (WHERE next_due_ms IS NOT NULL) FROM sessions WHERE id IN ("
+             + ",".join(f"'{session}'" for session in walls) + ")")
+    stored = pending = None
+    while walls:
+        stored, pending = map(int, fleet.sql(query)[0])
+        if pending == 0 or time.monotonic() > last + FIRE_SECONDS:
+            break
+        time.sleep(0.2)
+    report.check(5, "every wall timer armed under the faults fired by a scheduler (none pending in the database "
+                    "before any read of them)", bool(walls) and stored == len(walls) and pending == 0,
+                 f"{len(walls)} armed, {stored} stored, {pending} still pending "
+                 f"{time.monotonic() - last:.0f} s after the last was armed (bound {FIRE_SECONDS} s)")
     wrong, lateness = [], []
-    for session, _ in load.walls:
+    for session in walls:
         fired = timer_entries(timeline(fleet, session))
         lateness += [entry["data"].get("lateMs", 0) for entry in fired]
-        if len(fired) != 1 or fired[0]["data"].get("lateMs", 0) > bound_ms:
+        if len(fired) != 1:
             wrong.append(f"{session}: {[entry['data'] for entry in fired]}")
-    report.check(5, f"every wall timer armed under the faults fired once, by a scheduler (lateMs <= {bound_ms})",
-                 bool(load.walls) and not wrong, "; ".join(wrong[:3]) or f"{len(load.walls)} timers, {spread(lateness)}")
+    report.check(5, "every wall timer armed under the faults fired exactly once", bool(walls) and not wrong,
+                 "; ".join(wrong[:3]) or f"{len(walls)} timers")
+    report.goal(5, f"wall timers under the faults: lateness p99 <= {bound_ms} ms",
+                bool(lateness) and percentile(lateness, 0.99) <= bound_ms, spread(lateness))

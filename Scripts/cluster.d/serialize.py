@@ -59,8 +59,8 @@ def concurrent_writers(fleet, report, clients, inputs):
 
 def replicas_used(fleet, path):
     """How many replicas answered `path`, by nginx's access log, which nginx writes in buffers
-    flushed every second (deploy/nginx.conf): read until every replica shows, or for 10 s."""
-    deadline = time.monotonic() + 10
+    flushed every second (deploy/nginx.conf): read until every replica shows, or for 30 s."""
+    deadline = time.monotonic() + 30
     while True:
         with open(f"{fleet.folder}/nginx/access.log", encoding="utf-8") as log:
             used = len({line.split()[-3] for line in log if f" {path} " in line})

@@ -3,10 +3,18 @@ arm a 1 s timer (headerHide); an account stream on every replica (straight to it
 timer's entry when a scheduler fires it — no read of the sessions meanwhile, since a read fires
 what is overdue itself (C1). Then each session's timeline must hold that entry exactly once and
 no timer is left. Round two arms the timers on replica 1 and SIGKILLs it at once: the others
-must fire them."""
+must fire them.
+
+Outcomes (failures): every timer fired by a scheduler, within FIRE_SECONDS (60 s) of the arming:
+a bound no healthy run comes near (the timers are due after 1 s; a replica rescans the database
+every 2 s for timers another one armed), and exactly once, none left armed. Lateness (lateMs
+p99 <= 1000 ms fast, 100 ms long; 10 s after the SIGKILL) is a latency goal, Report.goal:
+reported in the fast version, a failure in the long one (issue 20, item 1)."""
 import time
 
-from common import WALL_TIMER, Stream, arm_wall_timer, call, once, percentile, spread, timeline, timer_entries
+from common import WAIT_SECONDS, WALL_TIMER, Stream, arm_wall_timer, call, once, percentile, spread, timeline, timer_entries
+
+FIRE_SECONDS = 60  # every timer fired by then (the wait ends once all are)
 
 
 def fired(streams, sessions):
@@ -20,7 +28,7 @@ def fired(streams, sessions):
     return seen
 
 
-def round_of(fleet, report, name, sessions, streams, arm, bound_ms, wait_seconds):
+def round_of(fleet, report, name, sessions, streams, arm, bound_ms, wait_seconds=FIRE_SECONDS):
     uid = streams[0][1]
     started = time.monotonic()
     armed_at = arm(sessions)
@@ -52,7 +60,7 @@ def round_of(fleet, report, name, sessions, streams, arm, bound_ms, wait_seconds
                  f"{len(unreadable)} unreadable {unreadable[:1]}")
     lateness = [late for late, _ in seen.values() if late is not None]
     p99 = percentile(lateness, 0.99)
-    report.check(3, f"{name}: lateness p99 <= {bound_ms} ms", bool(lateness) and p99 <= bound_ms, spread(lateness))
+    report.goal(3, f"{name}: lateness p99 <= {bound_ms} ms", bool(lateness) and p99 <= bound_ms, spread(lateness))
 
 
 def run(fleet, report, fast):
@@ -60,7 +68,7 @@ def run(fleet, report, fast):
     bound = 1000 if fast else 100
     uid = "c3-wall"
     streams = [(Stream(fleet, f"/v1/events?uid={uid}", replica=r), uid) for r in range(1, len(fleet.replicas) + 1)]
-    if not all(stream.opened.wait(15) for stream, _ in streams):
+    if not all(stream.opened.wait(WAIT_SECONDS) for stream, _ in streams):
         report.check(3, "account streams opened on every replica", False)
         return
     connection = fleet.connect()
@@ -71,7 +79,7 @@ def run(fleet, report, fast):
         return time.monotonic()
 
     round_of(fleet, report, f"{count} wall sessions through nginx, 3 schedulers",
-             [f"c3-a{n}" for n in range(count)], streams, through_nginx, bound, 20)
+             [f"c3-a{n}" for n in range(count)], streams, through_nginx, bound)
 
     def on_replica_1_then_kill(sessions):
         direct = fleet.connect(1)
@@ -83,7 +91,7 @@ def run(fleet, report, fast):
         return time.monotonic()
 
     round_of(fleet, report, f"{count} timers armed on replica 1, SIGKILLed at once",
-             [f"c3-b{n}" for n in range(count)], streams, on_replica_1_then_kill, 10_000, 25)
+             [f"c3-b{n}" for n in range(count)], streams, on_replica_1_then_kill, 10_000)
     fleet.command("restart", 1)
     for stream, _ in streams:
         stream.close()

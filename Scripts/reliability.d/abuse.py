@@ -11,22 +11,37 @@ session list are compared byte for byte after every phase).
 
 TIMEOUT is the server's --connection-timeout-seconds (it is started with it and with
 --heartbeat-seconds 1): the idle timeout and the deadline for a request's headers and body.
-A run takes about 10 s plus TIMEOUT + 2 s when the server cuts what it must (the slow phase
-waits at most TIMEOUT + max(3, TIMEOUT/3) s for it): about 40 s with the defaults (500 slow
-connections, 3000 creations, 30 s), about 13 s for `100 300 3` (the fast version for CI).
+A run takes about 10 s plus TIMEOUT + 2 s when the server cuts what it must: about 40 s with
+the defaults (500 slow connections, 3000 creations, 30 s), about 13 s for `100 300 3` (the fast
+version for CI: SLOW < 500).
 
-Bounds (see the FAIL messages): an announced oversized body is answered 413 within 2 s; every
-other bad body within 10 s; a chunked body that grows past 1 MiB but ends by 8 MiB gets a 413
-payload_too_large problem document; one that never ends has its connection cut after 8 MiB and
-within 5 s; ordinary requests during the slow phase all 200 with p99 under 500 ms; every idle
-partial connection and every trickler (a header byte every min(3, TIMEOUT/3) s) closed by the
-server within TIMEOUT + max(3, TIMEOUT/3) s of its opening; a long poll waiting TIMEOUT + 2 s
-answered 200 (when that fits in waitMs' 30 s, i.e. TIMEOUT < 28) and an event stream still open
-and getting heartbeats TIMEOUT + 2 s after it was opened; peak RSS (VmHWM) under 300 MiB and
+What fails the run (outcomes; see the FAIL messages): an announced oversized body answered 413
+payload_too_large before its body is sent; every other bad body answered as listed; a chunked
+body that grows past 1 MiB but ends by 8 MiB gets a 413 payload_too_large problem document; one
+that never ends has its connection cut past 8 MiB and before 32 MiB (counted in bytes, not
+seconds); every ordinary request during the slow phase answered 200, at least one of them
+before the server cut its first slow connection (it serves beside them; a server that did not
+would answer the first only once the slow ones are cut, TIMEOUT s later) and each input applied
+once; every idle partial connection and every trickler (a header byte every min(3, TIMEOUT/3) s)
+closed by the server, none before TIMEOUT - 1 s (a lower bound on the server's own timer: load
+only makes cuts later); a long poll waiting TIMEOUT + 2 s answered 200 with no entries after at
+least TIMEOUT s (when that fits in waitMs' 30 s, i.e. TIMEOUT < 28) and an event stream still
+open and getting heartbeats after the TIMEOUT s deadline; peak RSS (VmHWM) under 300 MiB and
 RSS growth over two more rounds of the bad bodies under 40 MiB; every over-limit field a 400
-invalid_field naming it, the database growing under 5 MiB and RSS under 40 MiB over those,
-no M8 from an oversized Web event field, a list of 1000 sessions under 1 MiB. Surprising behaviour that the
-brief does not call a failure is printed as FINDING.
+invalid_field naming it, the database growing under 5 MiB and RSS under 40 MiB over those, no
+M8 from an oversized Web event field, a list of 1000 sessions under 1 MiB; SIGTERM: exit 0.
+
+Time bounds that stay are deadlines no healthy run comes near (issue 20, item 1): an answer
+that should be immediate may take ANSWER_SECONDS (30 s); a slow connection or trickler must be
+cut by TIMEOUT + 60 s (CUT_BOUND; the server cuts at TIMEOUT), the stream's heartbeat after the
+deadline may take 30 s more, SIGTERM's exit 120 s (the server drains for 5 s at most). A healthy
+run waits none of them out: each wait ends as soon as what it waits for happened.
+
+Latency goal (a reported figure, with its goal beside it): the ordinary requests' p99 during
+the slow phase <= 500 ms. In the fast version (SLOW < 500, Scripts/test) it never fails the
+run; in the long version (run by hand) a missed goal is a failure. The creation rate, its p99
+and every phase's duration are figures only. Surprising behaviour that the brief does not call
+a failure is printed as FINDING.
 """
 import http.client
 import json
@@ -54,18 +69,23 @@ if not 1 <= TIMEOUT <= 3600:
     raise SystemExit(f"abuse: TIMEOUT must be 1-3600 seconds (the server's --connection-timeout-seconds), not {TIMEOUT}")
 TRICKLERS = max(10, SLOW // 5)
 STREAMS = max(1000, SLOW * 4)            # event streams opened and closed at once (stream memory)
+FAST = SLOW < 500                        # the fast version (Scripts/test): latency goals reported, not failed
 CONNECTION_LIMIT = None if SLOW >= 500 else 20  # --max-connections of the limit phase (None: the default)
 TRICKLE_SECONDS = min(3.0, TIMEOUT / 3)   # one header byte this often: always under the timeout
 IDLE_TIMEOUT = float(TIMEOUT)             # the server's idle timeout and request deadline
-CUT_BOUND = IDLE_TIMEOUT + max(3.0, IDLE_TIMEOUT / 3)  # every unfinished request cut within this of its opening
+# Every unfinished request must be cut by this long after its opening. The server cuts at
+# TIMEOUT; 60 s more is a bound no healthy run comes near (a loaded machine is late by
+# milliseconds, not a minute): it catches a deadline that never fires, not a slow machine.
+CUT_BOUND = IDLE_TIMEOUT + 60
+EARLY_CUT = IDLE_TIMEOUT - 1  # ... and none before this: the server's timer cannot fire early
 LONG_POLL_MS = min(TIMEOUT * 1000 + 2000, 30000)      # waitMs of the long poll that must outlive the deadline
 HEARTBEAT_SECONDS = 1
-ENDLESS_CUT_SECONDS = 5      # an endless chunked upload must be cut within this
 ORDINARY_GETS, ORDINARY_INPUTS = 200, 50
-P99_BOUND_MS = 500
+P99_GOAL_MS = 500            # the ordinary requests' p99 in the slow phase: a goal (failing in the long version only)
 PEAK_RSS_BOUND_MIB = 300
 ROUND_GROWTH_BOUND_MIB = 40
-ANSWER_SECONDS = 10          # every bad body must be answered within this
+ANSWER_SECONDS = 30          # any answer that should be immediate: a deadline no healthy run comes near
+STOP_SECONDS = 120           # SIGTERM to exit; the server drains for 5 s at most
 LIMIT = 1 << 20
 CHUNK_CAP = 8 * LIMIT        # a chunked body past this has its connection cut
 ENDLESS_CAP = 4 * CHUNK_CAP  # an endless chunked upload not cut by then fails
@@ -96,6 +116,17 @@ def check(ok, message):
         failures.append(f"[{state['phase']}] {message}")
         print(f"FAIL [{state['phase']}] {message}", flush=True)
     return ok
+
+
+def goal(met, message):
+    """A latency goal: printed as a figure with its goal beside it; a failure in the long
+    version only (in the fast version, on a shared or loaded machine, it is a measurement)."""
+    if FAST:
+        state.setdefault("goals", []).append(met)
+        print(f"GOAL {'met' if met else 'MISSED'} [{state['phase']}] {message} (reported, not a failure in the "
+              f"fast version)", flush=True)
+        return met
+    return check(met, message)
 
 
 def finding(message):
@@ -156,7 +187,7 @@ def start():
         if state["process"].poll() is not None:
             break
         try:
-            if call("GET", "/healthz", timeout=2)[0] == 200:
+            if call("GET", "/healthz", timeout=5)[0] == 200:
                 return
         except (OSError, http.client.HTTPException):
             time.sleep(0.05)
@@ -186,7 +217,7 @@ def alive_or_abort():
         check(False, f"the server died (exit {code}); log tail: {server_log_tail()!r}")
         raise SystemExit(report())
     try:
-        status = call("GET", "/healthz", timeout=5)[0]
+        status = call("GET", "/healthz")[0]
     except (OSError, http.client.HTTPException) as error:
         status = repr(error)
     check(status == 200, f"/healthz answered {status}")
@@ -261,7 +292,7 @@ def read_answer(sock, deadline):
 
 def raw(data, seconds):
     """Sends raw bytes on a fresh socket and reads one answer; returns (result, socket)."""
-    sock = socket.create_connection((HOST, PORT), timeout=5)
+    sock = socket.create_connection((HOST, PORT), timeout=ANSWER_SECONDS)
     try:
         sock.sendall(data)
     except OSError as error:
@@ -370,13 +401,15 @@ def setup():
 
 
 def announced(what, path, length):
-    """Headers only, announcing `length` bytes: 413 problem within 2 s, without sending the body."""
+    """Headers only, announcing `length` bytes: a 413 problem, although the body is never sent
+    (the server decided on the headers; one waiting for the body would be cut by its timeout
+    instead: `closed`, not an answer). How long it took is a figure (the slowest bad request)."""
     head = (f"POST {path} HTTP/1.1\r\nHost: {HOST}\r\nContent-Type: application/json\r\n"
             f"Content-Length: {length}\r\n\r\n").encode()
-    result, sock = raw(head, 2.0)
+    result, sock = raw(head, ANSWER_SECONDS)
     sock.close()
     count_status(result.get("status", result["kind"]), result["seconds"])
-    ok = check(result["kind"] == "answer" and result["status"] == 413 and result["seconds"] < 2,
+    ok = check(result["kind"] == "answer" and result["status"] == 413,
                f"{what}: Content-Length {length} to {path} (headers only) got {result['kind']} "
                f"{result.get('status')} after {result['seconds']:.2f} s: {short(result['raw'])}")
     if ok:
@@ -390,7 +423,7 @@ def chunked(path, total, endless=False):
     reads the answer. endless: no end to the JSON and no final chunk; stops as soon as the server
     answers or cuts the connection (or at `total`). Returns what happened, with the body bytes
     sent before it (`sent`) and the seconds from the first byte (`seconds`)."""
-    sock = socket.create_connection((HOST, PORT), timeout=5)
+    sock = socket.create_connection((HOST, PORT), timeout=ANSWER_SECONDS)  # a send blocked this long: stalled
     prefix, suffix = b'{"type":"todayPage.track","name":"', b'"}'
     sent, outcome = 0, None
     began = time.monotonic()
@@ -415,7 +448,7 @@ def chunked(path, total, endless=False):
     except OSError as error:
         outcome = {"kind": "cut", "error": repr(error)}
     if outcome is None:
-        outcome = read_answer(sock, time.monotonic() + (2 if endless else ANSWER_SECONDS))
+        outcome = read_answer(sock, time.monotonic() + ANSWER_SECONDS)
     sock.close()
     outcome.update(sent=sent, seconds=time.monotonic() - began)
     return outcome
@@ -448,15 +481,15 @@ def oversized():
               and problem_code(ended["body"]) == "payload_too_large",
               f"a finished chunked body of {2 * LIMIT} bytes: 413 without a payload_too_large problem document: "
               f"{short(ended['raw'])}")
-    # A chunked body that never ends: the connection cut once it is past CHUNK_CAP, promptly.
+    # A chunked body that never ends: the connection cut once it is past CHUNK_CAP, before
+    # ENDLESS_CAP (counted in bytes sent; how long it took is a figure in the tally).
     endless = chunked(target, ENDLESS_CAP, endless=True)
     cut = endless["kind"] in ("cut", "closed", "reset") or (
         endless["kind"] == "answer" and endless.get("status") == 413
         and endless["fields"].get("connection", "").lower() == "close")
-    check(cut and CHUNK_CAP <= endless["sent"] < ENDLESS_CAP and endless["seconds"] < ENDLESS_CUT_SECONDS,
+    check(cut and CHUNK_CAP <= endless["sent"] < ENDLESS_CAP,
           f"an endless chunked upload to {target} (64 KiB chunks, no final chunk) got {chunked_said(endless)}; "
-          f"expected the connection cut past {CHUNK_CAP} bytes, before {ENDLESS_CAP}, within "
-          f"{ENDLESS_CUT_SECONDS} s")
+          f"expected the connection cut past {CHUNK_CAP} bytes, before {ENDLESS_CAP}")
     # Chunked, finished just over the limit: 413 (or cut), and exactly at it: not 413.
     over = chunked(target, LIMIT + 1)
     check(over["kind"] in ("cut", "closed", "reset") or over.get("status") == 413,
@@ -673,13 +706,14 @@ def problem_field(body):
 
 class Tricklers:
     """Connections that send one header byte every TRICKLE_SECONDS (under the idle timeout) from
-    the start of the run: the request deadline must cut each within CUT_BOUND of its opening."""
+    the start of the run: the request deadline must cut each, not before TIMEOUT (EARLY_CUT) and
+    by CUT_BOUND (TIMEOUT + 60 s, unreachable when healthy) of its opening."""
     TEXT = b"GET /v1/sessions/abuse-ref-1 HTTP/1.1\r\nHost: x\r\nX-Trickle: " + b"a" * 100_000
 
     def __init__(self, count):
         self.entries, self.done = [], threading.Event()
         for _ in range(count):
-            sock = socket.create_connection((HOST, PORT), timeout=5)
+            sock = socket.create_connection((HOST, PORT), timeout=ANSWER_SECONDS)
             sock.sendall(self.TEXT[:1])
             self.entries.append({"sock": sock, "opened": time.monotonic(), "bytes": 1, "cut": None, "how": None})
         self.thread = threading.Thread(target=self.run, daemon=True)
@@ -743,7 +777,7 @@ class EventStream:
 
     def __init__(self, session):
         self.path = f"/v1/sessions/{session}/events"
-        self.sock = socket.create_connection((HOST, PORT), timeout=5)
+        self.sock = socket.create_connection((HOST, PORT), timeout=ANSWER_SECONDS)
         self.opened = time.monotonic()
         self.sock.sendall(f"GET {self.path} HTTP/1.1\r\nHost: {HOST}\r\nAccept: text/event-stream\r\n\r\n".encode())
         self.pieces, self.ended, self.how, self.done = [], None, None, threading.Event()
@@ -801,19 +835,21 @@ def hows_said(entries):
 
 
 def judge_cuts(entries, what, detail):
-    """Every entry (sock, opened, cut, how) must have been cut by the server within CUT_BOUND of
-    its opening; a cut well before the timeout, or an answer before the close, is a FINDING.
-    Returns the cut entries and their ages, shortest first."""
+    """Every entry (sock, opened, cut, how) must have been cut by the server, none before
+    EARLY_CUT (the server's timer starts at its accept, after the client's connect: it cannot
+    fire before TIMEOUT by the client's clock) and none later than CUT_BOUND (TIMEOUT + 60 s: a
+    deadline that never fires, not a slow machine); an answer before the close is a FINDING.
+    The ages are a figure in the tally. Returns the cut entries and their ages, shortest first."""
     cut = [entry for entry in entries if entry["cut"] is not None]
     ages = sorted(entry["cut"] - entry["opened"] for entry in cut)
     late = [age for age in ages if age > CUT_BOUND]
     check(len(cut) == len(entries) and not late,
           f"{len(entries) - len(cut)} of {len(entries)} {what} ({detail}) still open {CUT_BOUND:.0f} s after their "
           f"opening, {len(late)} cut later than that (ages {ages_said(ages)}); the server's timeout and request "
-          f"deadline is {TIMEOUT} s")
-    early = [age for age in ages if age < IDLE_TIMEOUT - 1]
-    if early:
-        finding(f"{len(early)} {what} were cut before the {TIMEOUT} s timeout (earliest after {early[0]:.1f} s)")
+          f"deadline is {TIMEOUT} s, and {CUT_BOUND - IDLE_TIMEOUT:.0f} s more is a bound no healthy run comes near")
+    early = [age for age in ages if age < EARLY_CUT]
+    check(not early, f"{len(early)} {what} were cut before the {TIMEOUT} s timeout (earliest after "
+                     f"{early[0] if early else 0:.1f} s, bound {EARLY_CUT:.0f} s)")
     answered = [entry["how"] for entry in cut if entry["how"].startswith("answered")]
     if answered:
         finding(f"{len(answered)} {what} got an answer before being closed, e.g. {answered[0]}")
@@ -823,7 +859,7 @@ def judge_cuts(entries, what, detail):
 def slow():
     """SLOW never-finished requests (and the tricklers) while an ordinary client works, a long poll
     waits and an event stream runs; then the server must have closed every partial one and every
-    trickler within CUT_BOUND, and answered the long poll and kept the stream."""
+    trickler (none early, none past CUT_BOUND), and answered the long poll and kept the stream."""
     kinds = list(PARTIAL_REQUESTS)
     sockets = []  # dicts: kind, sock, opened (monotonic), cut (monotonic), how
     before = json.loads(call("GET", f"/v1/sessions/{LIVE}")[2])["version"]
@@ -833,7 +869,7 @@ def slow():
     for index in range(SLOW):
         kind = kinds[index % len(kinds)]
         try:
-            sock = socket.create_connection((HOST, PORT), timeout=5)
+            sock = socket.create_connection((HOST, PORT), timeout=ANSWER_SECONDS)
             if PARTIAL_REQUESTS[kind]:
                 sock.sendall(PARTIAL_REQUESTS[kind])
         except OSError as error:
@@ -858,33 +894,40 @@ def slow():
         poller = threading.Thread(target=long_poll, args=(polled,), daemon=True)
         poller.start()
 
-    # The ordinary client: a fresh connection per request, spread over the time the slow ones are open.
-    latencies, errors, unsent, inputs_answered, ok = [], [], 0, 0, 0
+    # The ordinary client: a fresh connection per request, spread over the time the slow ones are
+    # open. Each is sent even when the ones before took long (a slow machine is no failure), and
+    # may wait ANSWER_SECONDS; every one must be answered 200.
+    latencies, errors, inputs_answered, ok, answered_at = [], [], 0, 0, []
     plan = ordinary_plan()
     spread = max(0.0, IDLE_TIMEOUT * 13 / 15 - (time.monotonic() - last_open))
     for index, (method, path, body) in enumerate(plan):
         time.sleep(max(0.0, last_open + spread * index / len(plan) - time.monotonic()))
-        if time.monotonic() > last_open + spread + 5:
-            unsent = len(plan) - index  # the ones before took too long
-            break
         try:
-            status, _, data, seconds = call(method, path, body, timeout=2)
+            status, _, data, seconds = call(method, path, body)
             latencies.append(seconds * 1000)
             if status != 200:
                 errors.append(f"{method} {path} answered {status}: {short(data)}")
             else:
                 ok += 1
                 inputs_answered += method == "POST"
+                answered_at.append(time.monotonic())
         except (OSError, http.client.HTTPException) as error:
             errors.append(f"{method} {path}: {error!r}")
     served_during = time.monotonic() - last_open
-    check(not errors and not unsent,
-          f"{len(errors)} of {len(plan)} ordinary requests failed{f' and {unsent} were not sent (out of time)' if unsent else ''}"
-          f" while {len(sockets)} slow and {trickling} trickling connections were open: {errors[:3]}")
+    check(not errors,
+          f"{len(errors)} of {len(plan)} ordinary requests failed while {len(sockets)} slow and {trickling} "
+          f"trickling connections were open: {errors[:3]}")
+    # Served beside them: answers that came before the server cut any slow connection. The first
+    # request goes out at once; the first cut comes TIMEOUT s after the first slow connection
+    # opened. A server that served nobody while they were open answers none before.
+    first_cut = min((s["cut"] for s in sockets if s["cut"] is not None), default=None)
+    beside = sum(1 for at in answered_at if first_cut is None or at < first_cut)
+    check(beside > 0, f"no ordinary request was answered while the {len(sockets)} slow connections were all open "
+                      f"(the first was cut {first_cut - last_open if first_cut else 0:.1f} s after the last opened)")
     latencies.sort()
     p50 = latencies[len(latencies) // 2] if latencies else float("nan")
     p99 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))] if latencies else float("nan")
-    check(p99 < P99_BOUND_MS, f"ordinary p99 {p99:.1f} ms is over {P99_BOUND_MS} ms")
+    goal(p99 <= P99_GOAL_MS, f"ordinary p99 {p99:.1f} ms (goal <= {P99_GOAL_MS} ms) beside {len(sockets)} slow connections")
 
     # The event stream: no request deadline while it is being answered. Past the deadline (the
     # sleep is time that must pass, not a wait for something), wait up to 30 s more for a
@@ -903,7 +946,8 @@ def slow():
           f"(one every {HEARTBEAT_SECONDS} s expected); it began {short(received, 200)}")
     stream.close()
 
-    # The deadline: every partial connection closed by the server within CUT_BOUND of its opening.
+    # The deadline: every partial connection closed by the server, by CUT_BOUND of its opening at
+    # the latest (the wait ends as soon as all are).
     while time.monotonic() < last_open + CUT_BOUND and any(s["cut"] is None for s in sockets):
         time.sleep(0.25)
     done.set()
@@ -932,7 +976,7 @@ def slow():
     tally["stream"] = (f"event stream {ended} at {stream_age:.1f} s, {beats} heartbeats ({late_beats} after "
                        f"{TIMEOUT} s)")
 
-    # The tricklers: each cut within CUT_BOUND of its opening, whatever bytes it still sends.
+    # The tricklers: each cut (by CUT_BOUND of its opening at the latest), whatever bytes it still sends.
     tricklers = state["tricklers"]
     tricklers.stop(until=max(t["opened"] for t in tricklers.entries) + CUT_BOUND)
     most = max(t["bytes"] for t in tricklers.entries)
@@ -950,13 +994,14 @@ def slow():
         sock.close()
     kinds_cut = ", ".join(f"{sum(1 for s in cut if s['kind'] == kind)} {kind}" for kind in kinds)
     tally["slow"] = (f"{len(sockets)} slow connections opened in {opened:.1f} s, {len(cut)} cut by the server "
-                     f"({kinds_cut}; {hows_said(cut)}) after {ages_said(ages)} (bound {CUT_BOUND:.0f} s); "
+                     f"({kinds_cut}; {hows_said(cut)}) after {ages_said(ages)} (timeout {TIMEOUT} s); "
                      f"{len(tricklers.entries)} tricklers (a byte every {TRICKLE_SECONDS:g} s), {len(trickler_cut)} "
                      f"cut ({hows_said(trickler_cut)}) after {ages_said(trickler_ages)} with up to {most} bytes sent, "
                      f"{trickler_open} still open; {len(lingering)} unanswered malformed requests, {closed_lingering} "
                      f"closed by the timeout")
-    tally["ordinary"] = (f"ordinary client: {ok}/{len(plan)} answered 200 over {served_during:.0f} s, "
-                         f"p50 {p50:.1f} ms p99 {p99:.1f} ms max {latencies[-1] if latencies else 0:.1f} ms")
+    tally["ordinary"] = (f"ordinary client: {ok}/{len(plan)} answered 200 over {served_during:.0f} s, {beside} of "
+                         f"them before the first slow connection was cut, p50 {p50:.1f} ms p99 {p99:.1f} ms (goal "
+                         f"<= {P99_GOAL_MS} ms) max {latencies[-1] if latencies else 0:.1f} ms")
 
 
 def creations():
@@ -966,7 +1011,7 @@ def creations():
     statuses, problems, latencies = {}, [], []
 
     def worker():
-        connection = http.client.HTTPConnection(HOST, PORT, timeout=10)
+        connection = http.client.HTTPConnection(HOST, PORT, timeout=ANSWER_SECONDS)
         while True:
             with lock:
                 index = next(counter, None)
@@ -982,7 +1027,7 @@ def creations():
                 with lock:
                     problems.append(f"abuse-bulk-{index}: {error!r}")
                 connection.close()
-                connection = http.client.HTTPConnection(HOST, PORT, timeout=10)
+                connection = http.client.HTTPConnection(HOST, PORT, timeout=ANSWER_SECONDS)
                 continue
             with lock:
                 latencies.append(time.monotonic() - began)
@@ -1069,10 +1114,10 @@ def main():
     check(peak < PEAK_RSS_BOUND_MIB, f"peak RSS (VmHWM) {peak:.1f} MiB is over {PEAK_RSS_BOUND_MIB} MiB")
     began = time.monotonic()
     state["process"].send_signal(signal.SIGTERM)
-    try:
-        code = state["process"].wait(timeout=20)
+    try:  # it drains for 5 s at most: 120 s is a hang, not a slow machine
+        code = state["process"].wait(timeout=STOP_SECONDS)
     except subprocess.TimeoutExpired:
-        code = "none within 20 s"
+        code = f"none within {STOP_SECONDS} s"
     stop_seconds = time.monotonic() - began
     check(code == 0, f"SIGTERM: exit {code}; log tail: {server_log_tail()!r}")
     statuses = ", ".join(f"{k} x{v}" for k, v in sorted(tally["statuses"].items(), key=lambda kv: str(kv[0])))
@@ -1084,6 +1129,7 @@ def main():
           f"(bound {PEAK_RSS_BOUND_MIB}), growth over rounds 2-3 {growth:.1f} (bound {ROUND_GROWTH_BOUND_MIB}); "
           f"store unchanged at every checkpoint: {'yes' if not any('store changed' in f for f in failures) else 'NO'}; "
           f"SIGTERM exit {code} in {stop_seconds:.1f} s; {len(findings)} findings; "
+          f"{'latency goals met ' + str(state.get('goals', []).count(True)) + ' of ' + str(len(state.get('goals', []))) + ' (reported); ' if FAST else ''}"
           f"total {time.monotonic() - STARTED:.0f} s")
     return report()
 

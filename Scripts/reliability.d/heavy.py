@@ -4,9 +4,22 @@ stalled everyone (two exports of a 200k-entry session: /healthz p50 1.2 s; two c
 blocked every writer for 0.5-0.9 s).
 
 An ordinary client (keep-alive; alternately a write and a read of its own session) runs alone,
-then beside each heavy load in turn, for SECONDS each. Goal per phase: its p99 <= 2 x its idle
-p99 + 10 ms (a phase that misses it is measured once more, both figures reported: one window
-on a shared machine can catch another process's burst). Loopback only, bounded in time.
+then beside each heavy load in turn, for SECONDS each. Loopback only, bounded in time.
+
+What fails the run (outcomes, in every version): every ordinary request answered 200; every
+heavy operation answered 200 (201 for a fork), none still unanswered when its phase ends (up to
+180 s later), at least one done per phase; no ordinary request waited more than
+ORDINARY_WAIT_BOUND_S (30 s): a bound no healthy run comes near (a request beside a heavy one
+takes milliseconds, the stalls this test was written for took one or two seconds), there to
+catch a writer held for good, not a slow machine.
+
+The latency goal per phase: the ordinary client's p99 <= 2 x its idle p99 + 10 ms. It is a
+figure, printed with its goal beside it ("GOAL met ... p99 9.40 ms (goal <= 11.10 ms)"). In the fast
+version (ENTRIES < 100000, what Scripts/test runs, on whatever build it is given) it never fails
+the run: on a shared or loaded machine one window can catch another process's burst (issue 20,
+item 1). In the long version (ENTRIES >= 100000, run by hand, on a release build: a debug
+build's 1,000-step batch holds the writer five times as long) a missed goal is measured once
+more and fails the run when the second window misses it too.
 
     python3 heavy.py TODAYSIM_BINARY [ENTRIES=200000] [SECONDS=10]
 """
@@ -25,13 +38,27 @@ import time
 BINARY = sys.argv[1]
 ENTRIES = int(sys.argv[2]) if len(sys.argv) > 2 else 200_000
 SECONDS = float(sys.argv[3]) if len(sys.argv) > 3 else 10
+FAST = ENTRIES < 100_000  # the fast version (Scripts/test): the latency goal is reported, not a failure
+ORDINARY_WAIT_BOUND_S = 30  # no ordinary request may wait longer: unreachable for a healthy run
+PHASE_JOIN_S = 180          # a heavy operation still unanswered this long after its phase ended fails
 WORK = tempfile.mkdtemp(prefix="todaysim-heavy-")
-results = {"passed": 0, "failed": 0}
+results = {"passed": 0, "failed": 0, "goals": []}
 
 
 def check(ok, name, detail=""):
     results["passed" if ok else "failed"] += 1
     print(f"{'PASS' if ok else 'FAIL'}\t{name}\t{detail}", flush=True)
+
+
+def goal(met, name, detail):
+    """A latency goal: in the fast version a reported figure (GOAL met / GOAL MISSED, never a
+    failure); in the long version a check."""
+    if FAST:
+        results["goals"].append(met)
+        print(f"GOAL {'met' if met else 'MISSED'}\t{name}\t{detail} (reported, not a failure in the fast version)",
+              flush=True)
+    else:
+        check(met, name, detail)
 
 
 def free_port():
@@ -71,18 +98,25 @@ def prepare(id, label):
     return made
 
 
-def ordinary(stop, latencies):
+def ordinary(stop, latencies, problems):
+    """Until `stop`: a write, a read, ... of its own session; every answer must be 200 (a thread
+    cannot fail the run by raising: what went wrong goes to `problems`)."""
     client = Connection()
     turn = 0
     while not stop.is_set():
         started = time.perf_counter()
-        if turn % 2 == 0:
-            status, _ = client.request("POST", "/v1/sessions/ordinary/clock", {"advanceMs": 1})
-        else:
-            status, _ = client.request("GET", "/v1/sessions/ordinary")
+        try:
+            if turn % 2 == 0:
+                status, raw = client.request("POST", "/v1/sessions/ordinary/clock", {"advanceMs": 1})
+            else:
+                status, raw = client.request("GET", "/v1/sessions/ordinary")
+        except (OSError, http.client.HTTPException) as error:
+            problems.append(f"request {turn}: {error!r}")
+            return
         latencies.append((time.perf_counter() - started) * 1000)
         if status != 200:
-            raise SystemExit(f"heavy: the ordinary client got {status}")
+            problems.append(f"request {turn}: {status} {raw[:200]!r}")
+            return
         turn += 1
 
 
@@ -123,26 +157,52 @@ def remover(stop, counts):
         number += 1
 
 
+def guarded(load):
+    """Runs a heavy load; a request that fails (no answer, a broken page) is recorded in
+    `counts` as a string, which the phase's outcome check reports."""
+    def run(stop, counts):
+        try:
+            load(stop, counts)
+        except (OSError, http.client.HTTPException, ValueError, KeyError) as error:
+            counts.append(f"{load.__name__}: {error!r}")
+    run.__name__ = getattr(load, "__name__", "load")
+    return run
+
+
 def percentile(values, fraction):
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))] if ordered else float("nan")
 
 
 def phase(name, heavy_loads):
+    """One measuring window: the outcome checks of the phase, then (p99, heavy operations)."""
     stop = threading.Event()
-    latencies, counts = [], []
-    threads = [threading.Thread(target=ordinary, args=(stop, latencies))]
-    threads += [threading.Thread(target=load, args=(stop, counts)) for load in heavy_loads]
+    latencies, counts, problems = [], [], []
+    threads = [threading.Thread(target=ordinary, args=(stop, latencies, problems))]
+    threads += [threading.Thread(target=guarded(load), args=(stop, counts)) for load in heavy_loads]
     for thread in threads:
         thread.start()
-    time.sleep(SECONDS)  # a measuring window
+    time.sleep(SECONDS)  # a measuring window, not a wait for something
     stop.set()
+    ended = time.monotonic()
     for thread in threads:
-        thread.join(timeout=180)
+        thread.join(timeout=max(0.0, ended + PHASE_JOIN_S - time.monotonic()))
+    hanging = sum(1 for thread in threads if thread.is_alive())
     p50, p99 = percentile(latencies, 0.5), percentile(latencies, 0.99)
-    statuses = dict(collections.Counter(c for c in counts if isinstance(c, int) and c >= 200))
+    slowest = max(latencies, default=float("nan"))
+    statuses = dict(collections.Counter(c for c in counts if isinstance(c, int)))
     print(f"{name:<28} ordinary: {len(latencies):>6} requests  p50 {p50:7.2f} ms  p99 {p99:7.2f} ms  "
-          f"max {max(latencies):8.2f} ms  heavy: {len(counts)} operations {statuses or ''}", flush=True)
+          f"max {slowest:8.2f} ms  heavy: {len(counts)} operations {statuses or ''}", flush=True)
+    check(not problems and latencies and not hanging, f"{name}: every ordinary request answered 200",
+          f"{len(latencies)} answered; {'; '.join(problems[:3]) or 'no errors'}"
+          f"{f'; {hanging} clients still waiting {PHASE_JOIN_S} s after the window' if hanging else ''}")
+    check(slowest <= ORDINARY_WAIT_BOUND_S * 1000,
+          f"{name}: no ordinary request waited more than {ORDINARY_WAIT_BOUND_S} s (a bound no healthy run comes "
+          f"near: a stuck writer, not a slow machine)", f"the longest waited {slowest:.0f} ms")
+    if heavy_loads:
+        wrong = [c for c in counts if c not in (200, 201)]
+        check(counts and not wrong and not hanging, f"{name}: every heavy operation answered (200, 201 for a fork)",
+              f"{len(counts)} operations {statuses}; {wrong[:3] or 'none otherwise'}")
     return p99, counts
 
 
@@ -165,23 +225,25 @@ def main():
         print(f"heavy: two sessions of {made} entries made in {time.time() - started:.1f} s", flush=True)
         print(f"heavy: a session of {made} entries; {SECONDS:.0f} s per phase", flush=True)
         idle, _ = phase("idle", [])
-        goal = 2 * idle + 10
+        bound = 2 * idle + 10
         for name, loads in [("2 exporting clients", [exporter, exporter]),
                             ("2 clients posting batches", [batcher(1), batcher(2)]),
                             ("a large purge, then forks", [remover])]:
             p99, counts = phase(name, loads)
             first = ""
-            if p99 > goal:
+            if p99 > bound and not FAST:
                 # Once more before failing: on a shared 2-core machine one window can catch
                 # another process's burst. Both figures are reported.
                 first = f"first window {p99:.2f} ms, then "
                 p99, counts = phase(name + " (again)", loads)
-            check(p99 <= goal, f"beside {name}: ordinary p99 <= 2 x idle p99 + 10 ms",
-                  f"{first}{p99:.2f} ms, goal {goal:.2f} ms, {len(counts)} heavy operations")
+            goal(p99 <= bound, f"beside {name}: ordinary p99 <= 2 x idle p99 + 10 ms",
+                 f"{first}p99 {p99:.2f} ms (goal <= {bound:.2f} ms), {len(counts)} heavy operations")
     finally:
         server.send_signal(signal.SIGTERM)
-        server.wait(timeout=60)
-    print(f"{results['passed']} passed, {results['failed']} failed")
+        server.wait(timeout=120)
+    missed = results["goals"].count(False)
+    goals = f"; latency goals met {len(results['goals']) - missed} of {len(results['goals'])} (reported)" if FAST else ""
+    print(f"{results['passed']} passed, {results['failed']} failed{goals}")
     return 1 if results["failed"] else 0
 
 

@@ -1,11 +1,18 @@
 """Graceful shutdown under load (issue 12, item 2): in each round the server is started, four
 keep-alive clients write to their own sessions, a long poll and an event stream wait, and the
-server gets SIGTERM at a random moment. It must exit 0 within STOP_BOUND seconds (no
-libmicrohttpd abort, no hang), and across all rounds every input answered `200` must be stored
-exactly as answered (nothing acknowledged lost), nothing answered otherwise than `200` or
-`503 shutting_down` (or no answer at all, when the connection closed under it), the number of
-applied inputs between the acknowledged ones and the acknowledged plus the unanswered ones,
-`seq` without gaps and `PRAGMA integrity_check` ok after every round.
+server gets SIGTERM at a random moment. It must exit 0 (no libmicrohttpd abort) and not hang,
+and across all rounds every input answered `200` must be stored exactly as answered (nothing
+acknowledged lost), nothing answered otherwise than `200` or `503 shutting_down` (or no answer
+at all, when the connection closed under it), the number of applied inputs between the
+acknowledged ones and the acknowledged plus the unanswered and in-doubt ones, `seq` without
+gaps and `PRAGMA integrity_check` ok after every round.
+
+Time (issue 20, item 1): the server drains for 5 s at SIGTERM (requests in flight that long are
+answered `503 shutting_down` "may have been applied", the in-doubt ones here), so a healthy
+exit takes at most about 6 s; STOP_BOUND (120 s) is a hang, not a slow machine. How long each
+stop took is a figure (median, max). A 503 is a refusal (must not be applied) only when it says
+nothing was applied: one whose answer was not ready when the drain ran out may have been, and
+counting it as refused made a write held past the 5 s drain on a loaded machine fail the run.
 
     python3 sigterm.py TODAYSIM_BINARY [ROUNDS=100] [SEED]
 """
@@ -28,7 +35,8 @@ ROUNDS = int(sys.argv[2]) if len(sys.argv) > 2 else 100
 SEED = int(sys.argv[3]) if len(sys.argv) > 3 else int(time.time())
 random.seed(SEED)
 WRITERS = 4
-STOP_BOUND = 10.0          # seconds from SIGTERM to exit
+STOP_BOUND = 120.0         # seconds from SIGTERM to exit: it drains 5 s at most, so this is a hang
+CLIENT_SECONDS = 30        # a writer gives up on an answer after this (then: unanswered, no failure)
 LOAD_BEFORE = (0.05, 0.6)  # the SIGTERM comes this many seconds (uniform) after the load started
 HOST = "127.0.0.1"
 WORK = tempfile.mkdtemp(prefix="todaysim-sigterm-")
@@ -45,7 +53,7 @@ def free_port():
 
 PORT = free_port()
 failures = []
-tally = {"answered": 0, "refused": 0, "unanswered": 0, "stop_seconds": [], "polls": 0, "streams": 0}
+tally = {"answered": 0, "refused": 0, "in doubt": 0, "unanswered": 0, "stop_seconds": [], "polls": 0, "streams": 0}
 lock = threading.Lock()
 
 
@@ -57,7 +65,7 @@ def fail(message):
 def start(log):
     process = subprocess.Popen([BINARY, "serve", "--port", str(PORT), "--db", DB, "--quiet"],
                                stdout=log, stderr=log)
-    deadline = time.monotonic() + 15
+    deadline = time.monotonic() + 30  # a loaded machine starts it slowly
     while time.monotonic() < deadline and process.poll() is None:
         try:
             connection = http.client.HTTPConnection(HOST, PORT, timeout=2)
@@ -71,7 +79,7 @@ def start(log):
 
 
 def call(method, path, body=None):
-    connection = http.client.HTTPConnection(HOST, PORT, timeout=10)
+    connection = http.client.HTTPConnection(HOST, PORT, timeout=CLIENT_SECONDS)
     try:
         connection.request(method, path, body=json.dumps(body) if body is not None else None,
                            headers={"Content-Type": "application/json"})
@@ -81,7 +89,8 @@ def call(method, path, body=None):
         connection.close()
 
 
-# What each writer's inputs got: index -> the 200 answer (parsed), or "refused" / "unanswered".
+# What each writer's inputs got: index -> the 200 answer (parsed), or "refused" (503, nothing
+# applied), "in doubt" (503, answered when the drain ran out: may have been applied) or "unanswered".
 outcomes = {number: {} for number in range(WRITERS)}
 next_index = {number: 0 for number in range(WRITERS)}
 
@@ -98,7 +107,7 @@ def writer(number, stop):
         path = f"/v1/sessions/{session}/{'clock' if index % 2 else 'web-events'}"
         try:
             if connection is None:
-                connection = http.client.HTTPConnection(HOST, PORT, timeout=STOP_BOUND)
+                connection = http.client.HTTPConnection(HOST, PORT, timeout=CLIENT_SECONDS)
             connection.request("POST", path, body=json.dumps(body), headers={"Content-Type": "application/json"})
             response = connection.getresponse()
             data = response.read()
@@ -113,10 +122,16 @@ def writer(number, stop):
             connection = None
             time.sleep(0.01)  # the server is going or gone: do not spin
             continue
+        try:
+            problem = json.loads(data) if response.status == 503 else {}
+        except ValueError:
+            problem = {}
         if response.status == 200:
             outcomes[number][index] = json.loads(data)
-        elif response.status == 503 and json.loads(data).get("code") == "shutting_down":
-            outcomes[number][index] = "refused"
+        elif problem.get("code") == "shutting_down":
+            # "nothing was applied": refused before it ran. Otherwise (the drain ran out before
+            # its answer was ready, "may have been applied") it is in doubt, like no answer.
+            outcomes[number][index] = "refused" if "nothing was applied" in problem.get("detail", "") else "in doubt"
         else:
             outcomes[number][index] = "unanswered"
             fail(f"writer {number}, input {index}: {path} answered {response.status}: {data[:200]!r}")
@@ -131,7 +146,7 @@ def long_poll(stop):
     """Timeline long polls on a session that never changes, one after another."""
     while not stop.is_set():
         try:
-            connection = http.client.HTTPConnection(HOST, PORT, timeout=STOP_BOUND + 30)
+            connection = http.client.HTTPConnection(HOST, PORT, timeout=CLIENT_SECONDS + 30)  # waitMs 30000
             connection.request("GET", f"/v1/sessions/{QUIET}/timeline?after={quiet_after['seq']}&waitMs=30000")
             response = connection.getresponse()
             response.read()
@@ -148,7 +163,7 @@ def event_stream(stop):
     """An event stream of writer 0's session, read until the server ends it."""
     while not stop.is_set():
         try:
-            sock = socket.create_connection((HOST, PORT), timeout=STOP_BOUND + 5)
+            sock = socket.create_connection((HOST, PORT), timeout=CLIENT_SECONDS + 30)
             sock.sendall(f"GET /v1/sessions/sigterm-0/events HTTP/1.1\r\nHost: {HOST}\r\n\r\n".encode())
             with lock:
                 tally["streams"] += 1
@@ -216,14 +231,16 @@ def verify():
         by_seq = {entry["seq"]: entry for entry in entries}
         answered = {i: o for i, o in outcomes[number].items() if isinstance(o, dict)}
         refused = sum(1 for o in outcomes[number].values() if o == "refused")
+        doubtful = sum(1 for o in outcomes[number].values() if o == "in doubt")
         unanswered = sum(1 for o in outcomes[number].values() if o == "unanswered")
         tally["answered"] += len(answered)
         tally["refused"] += refused
+        tally["in doubt"] += doubtful
         tally["unanswered"] += unanswered
         applied = sum(1 for entry in entries if entry["kind"] == "input" and entry["type"] != "create")
-        if not len(answered) <= applied <= len(answered) + unanswered:
-            fail(f"{session}: {applied} inputs applied, {len(answered)} answered 200, {unanswered} unanswered "
-                 f"({refused} refused 503 must not be applied)")
+        if not len(answered) <= applied <= len(answered) + unanswered + doubtful:
+            fail(f"{session}: {applied} inputs applied, {len(answered)} answered 200, {unanswered} unanswered, "
+                 f"{doubtful} in doubt ({refused} refused 503 must not be applied)")
         if [e["seq"] for e in entries] != list(range(1, len(entries) + 1)):
             fail(f"{session}: seq has gaps")
         lost = [i for i, answer in answered.items()
@@ -256,11 +273,12 @@ def main():
             fail(f"the verifying server exited {code}")
     stops = sorted(tally["stop_seconds"])
     print(f"sigterm test (seed {SEED}): {ROUNDS} rounds of SIGTERM under load ({WRITERS} keep-alive writers, a long "
-          f"poll, an event stream); exit 0 in {ROUNDS - sum(1 for f in failures if 'exit' in f)} of {ROUNDS}; "
+          f"poll, an event stream); exit 0 in {ROUNDS - sum(1 for f in failures if f.startswith('round') and ': exit ' in f)} of {ROUNDS}; "
           f"stop took median {stops[len(stops) // 2]:.2f} s, max {stops[-1]:.2f} s (bound {STOP_BOUND:.0f} s); "
           f"inputs: {tally['answered']} answered 200 and all stored as answered: "
           f"{'yes' if not any('stored' in f for f in failures) else 'NO'}, {tally['refused']} refused "
-          f"503 shutting_down, {tally['unanswered']} unanswered (the connection closed under them); {tally['polls']} long polls, {tally['streams']} "
+          f"503 shutting_down, {tally['in doubt']} in doubt (503 when the drain ran out), {tally['unanswered']} "
+          f"unanswered (the connection closed under them); {tally['polls']} long polls, {tally['streams']} "
           f"event streams; integrity_check ok after every round: "
           f"{'yes' if not any('integrity' in f for f in failures) else 'NO'}; {time.monotonic() - began:.0f} s")
     print(f"{'passed' if not failures else f'{len(failures)} failures'}"
