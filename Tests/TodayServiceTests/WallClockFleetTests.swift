@@ -14,16 +14,19 @@ import TodayTestSupport
 /// timer pending, so no entry can come after its count.
 @Suite(.disabled(if: TestServer.onPostgres, "uses PostgreSQL databases of its own: once, not once per store"))
 struct WallClockFleetTests {
-    /// 50 sessions armed round-robin through 3 servers: each timer's entry once, and on time.
+    /// 50 sessions armed round-robin through 3 servers: each timer's entry once, fired by a
+    /// scheduler woken for it. The schedulers' rescan is an hour, so a timer found only by a
+    /// rescan would not fire within the test's 120 s at all: that, not a latency bound, tells a
+    /// woken scheduler from a polling one. How late they fired is a figure beside its goal.
     @Test func fiftyTimersThreeSchedulersEachFiresOnceOnTime() async throws {
         let database = try TestPostgres.database()
-        let fleet = try (0..<3).map { _ in try FleetServer(database.uri) }
+        let fleet = try (0..<3).map { _ in try FleetServer(database.uri, rescanInterval: 3600) }
         defer { fleet.forEach { $0.kill() } }
         let timers = try FleetTimers(database.uri)
         let probe = WakeUpDelayProbe()
         // Due 1 to 3 s after arming, 40 ms apart.
         for index in 0..<50 { try fleet[index % 3].arm("w\(index)", deadlineMs: 1_000 + Millis(index) * 40) }
-        #expect(try await eventually { try timers.allFired(50) }, "every timer fired within 30 s")
+        #expect(try await eventually(within: 120) { try timers.allFired(50) }, "not every timer fired: a scheduler was not woken for it")
         let machineMs = probe.stop()
         let fired = try timers.read().bySession
         let ids = (0..<50).map { "w\($0)" }
@@ -35,10 +38,10 @@ struct WallClockFleetTests {
         let lateness = fired.values.flatMap { $0.map(\.lateMs) }.sorted()
         let (p50, p99, worst) = FleetTimers.percentiles(lateness)
         let firedBy = fleet.map { $0.firedCount }
-        print("fleet of 3, 50 timers: lateness by the database's clock p50 \(p50) ms, p99 \(p99) ms, max \(worst) ms; fired per server \(firedBy); machine wake-up delay up to \(machineMs) ms")
-        // Generous for a loaded 2-core CI machine; a scheduler that found these only by its
-        // rescan (every 2 s) would be seconds late.
-        #expect(Double(worst) <= 500 + 4 * machineMs, "lateness p50 \(p50), p99 \(p99), max \(worst) ms; machine \(machineMs) ms")
+        let goal = 500 + 4 * machineMs
+        print("fleet of 3, 50 timers: lateness by the database's clock p50 \(p50) ms, p99 \(p99) ms, max \(worst) ms "
+            + "(goal max <= \(goal) ms: 500 ms + 4 x the machine's wake-up delay\(Double(worst) <= goal ? "" : ", MISSED")); "
+            + "fired per server \(firedBy)")
         #expect(firedBy.reduce(0, +) == 50, "one fired entry per timer across the fleet: \(firedBy)")
     }
 
@@ -81,15 +84,18 @@ struct WallClockFleetTests {
         fleet[0].kill()
         let atDeath = try timers.read().bySession.count - 2
         #expect(atDeath < 50, "the server died with timers still to fire (\(atDeath) fired)")
-        #expect(try await eventually { try timers.allFired(2 + 50) }, "the survivors fired the rest within 30 s")
+        #expect(try await eventually(within: 120) { try timers.allFired(2 + 50) }, "the survivors never fired the rest")
         try timers.expectEachOnce(try timers.read().bySession, ids: ["own1", "own2"] + ids)
     }
 
     /// A timer armed through a server that then dies before it is due, with no word to the
-    /// other: the other's periodic look finds it.
+    /// other: the other's periodic look finds it. The dying server schedules nothing (with a
+    /// scheduler it could fire the survivor's own timer first: under a CPU hog it did, and the
+    /// survivor's count stayed 0), and the survivor hears no notification of the arming, so
+    /// only its rescan can find the timer.
     @Test func aTimerArmedOnAServerThatDiedIsFiredByAnotherOnItsRescan() async throws {
         let database = try TestPostgres.database()
-        let armedOn = try FleetServer(database.uri)
+        let armedOn = try FleetServer(database.uri, scheduling: false)
         let survivor = try FleetServer(database.uri)
         defer { survivor.kill() }
         let timers = try FleetTimers(database.uri)
@@ -97,9 +103,11 @@ struct WallClockFleetTests {
         // pending, and sleeps before the other arms one (else its first look might find it).
         try survivor.arm("own", deadlineMs: 50)
         #expect(try await eventually { try timers.allFired(1) && survivor.firedCount == 1 })
+        let listening = try #require(survivor.store.storage as? PostgresStorage)
+        listening.holdListening(true)
         try armedOn.arm("w1", deadlineMs: 1_000)
         armedOn.kill()
-        #expect(try await eventually { try timers.allFired(2) }, "fired within 30 s by the surviving server")
+        #expect(try await eventually(within: 120) { try timers.allFired(2) }, "the surviving server's rescan never fired it")
         try timers.expectEachOnce(try timers.read().bySession, ids: ["own", "w1"])
         #expect(survivor.firedCount == 2)
     }
@@ -153,14 +161,17 @@ final class FleetServer: @unchecked Sendable {
     let scheduler: WallClockScheduler?
 
     /// `clockAheadMs`: this server's clock runs that far ahead of the real one.
-    init(_ uri: String, clockAheadMs: Millis = 0, scheduling: Bool = true) throws {
+    /// `rescanInterval`: how long its scheduler sleeps at most without looking at the database.
+    init(_ uri: String, clockAheadMs: Millis = 0, scheduling: Bool = true,
+         rescanInterval: TimeInterval = WallClockScheduler.defaultRescanInterval) throws {
         if clockAheadMs == 0 {
             store = try SessionStore.open(uri)
         } else {
             store = SessionStore(storage: try PostgresStorage(uri: uri), unixNow: { SessionStore.systemUnixNow() + clockAheadMs },
                                  dueByDatabaseClock: true)
         }
-        scheduler = scheduling ? WallClockScheduler(store: store, log: RequestLog(enabled: false) { _ in }) : nil
+        scheduler = scheduling ? WallClockScheduler(store: store, log: RequestLog(enabled: false) { _ in },
+                                                    rescanInterval: rescanInterval) : nil
         scheduler?.start()
         scheduler?.poke()
     }

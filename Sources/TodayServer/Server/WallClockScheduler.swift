@@ -11,13 +11,15 @@ public final class WallClockScheduler: Sendable {
     /// the same database arm timers too, and one may die before any word of them reaches this
     /// one: its timers are then found by this look, at most this late. Short enough for a lost
     /// timer to be seconds late, not lost; one indexed query per interval costs nothing.
-    static let rescanInterval: TimeInterval = 2
+    public static let defaultRescanInterval: TimeInterval = 2
 
-    public init(store: SessionStore, log: RequestLog) {
+    /// `rescanInterval`: tests of the wake-ups make it long, so that a timer found only by the
+    /// rescan shows as not fired rather than as seconds late.
+    public init(store: SessionStore, log: RequestLog, rescanInterval: TimeInterval = defaultRescanInterval) {
         loop = BackgroundLoop(
             name: "todaysim-wall-clock",
             nextWake: {
-                let rescan = Date(timeIntervalSinceNow: Self.rescanInterval)
+                let rescan = Date(timeIntervalSinceNow: rescanInterval)
                 do {
                     return min(try store.nextWallDueDate() ?? rescan, rescan)
                 } catch {
