@@ -65,18 +65,36 @@ ensure_swift() {
     return 1
 }
 
-# The virtual environment the tests' PyPI tools share (schemathesis, the Playwright example),
-# under .build/ and named after its first user. Makes it when missing or broken and installs each
-# pinned requirement given that is not there yet (pip answers that from the venv, offline).
-TEST_VENV="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/.build/schemathesis-venv"
-ensure_test_venv() {
-    if ! "$TEST_VENV/bin/python" -c 'import sys' >/dev/null 2>&1 || [ ! -x "$TEST_VENV/bin/pip" ]; then
-        ensure_test_tools
-        ensure_python_venv
-        rm -rf "$TEST_VENV"
-        python3 -m venv "$TEST_VENV"
+# The virtual environment the tests' PyPI tools share (schemathesis, the Playwright example, the
+# generated client). It lives outside the clone, in the user's cache folder (TODAYSIM_CACHE, else
+# $XDG_CACHE_HOME/todaysim or ~/.cache/todaysim), like pip's own cache: a fresh clone would
+# otherwise install Playwright and schemathesis again every run (about a minute of each CI run).
+# Made when missing or broken, each pinned requirement given installed when not there yet (pip
+# answers that from the venv, offline); under a lock, so runs side by side do not install into
+# it at once. Where no cache folder can be made it falls back to .build/test-venv in the clone.
+test_venv_path() {
+    local cache=${TODAYSIM_CACHE:-${XDG_CACHE_HOME:-${HOME:-/nonexistent}/.cache}/todaysim}
+    local python
+    python=$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null || echo unknown)
+    if mkdir -p "$cache" 2>/dev/null && [ -w "$cache" ]; then
+        echo "$cache/test-venv-py$python"
+    else
+        echo "$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/.build/test-venv"
     fi
-    "$TEST_VENV/bin/pip" install -q --disable-pip-version-check "$@"
+}
+TEST_VENV=$(test_venv_path)
+ensure_test_venv() {
+    mkdir -p "$(dirname "$TEST_VENV")"
+    (
+        flock 9
+        if ! "$TEST_VENV/bin/python" -c 'import sys' >/dev/null 2>&1 || [ ! -x "$TEST_VENV/bin/pip" ]; then
+            ensure_test_tools
+            ensure_python_venv
+            rm -rf "$TEST_VENV"
+            python3 -m venv "$TEST_VENV"
+        fi
+        "$TEST_VENV/bin/pip" install -q --disable-pip-version-check "$@"
+    ) 9>"$TEST_VENV.lock"
 }
 
 # nginx (Debian's, the fleet's load balancer: Scripts/fleet) and openssl (its self-signed
