@@ -32,9 +32,17 @@ def failures(log, status):
     report = SANITIZER.search(log)
     if report:
         found.setdefault("(sanitizer report)", report.group(0)[:300])
-    if status != 0 and not found:
+    # A run that ended otherwise than by its tests' verdicts (a crash, a signal, the time-out, no
+    # closing line): listed as the run, with the tests that started and never ended.
+    if status != 0 and (not found or status not in (0, 1) or "Test run with" not in log):
+        started = set(re.findall(r"^◇ Test (\S+?\(.*?\)) started", log, re.M))
+        ended = set(re.findall(r"^[✔✘] Test (\S+?\(.*?\))", log, re.M))
+        unfinished = sorted(started - ended)
         tail = [l for l in lines if l.strip()][-3:]
-        found["(the run)"] = f"exit {status}: " + " | ".join(tail)[:300]
+        why = f"exit {status}: " + " | ".join(tail)
+        if unfinished:
+            why += f" (unfinished: {', '.join(unfinished[:5])}{' …' if len(unfinished) > 5 else ''})"
+        found["(the run)"] = why[:400]
     return found
 
 

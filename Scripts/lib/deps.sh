@@ -70,8 +70,10 @@ ensure_swift() {
 # $XDG_CACHE_HOME/todaysim or ~/.cache/todaysim), like pip's own cache: a fresh clone would
 # otherwise install Playwright and schemathesis again every run (about a minute of each CI run).
 # Made when missing or broken, each pinned requirement given installed when not there yet (pip
-# answers that from the venv, offline); under a lock, so runs side by side do not install into
-# it at once. Where no cache folder can be made it falls back to .build/test-venv in the clone.
+# answers that from the venv, offline). Shared by every clone on the machine, so it is locked:
+# installing takes the lock exclusively, and the script that asked then holds it shared until it
+# exits, so no other run installs into it (or remakes it) while this one uses it. Where no cache
+# folder can be made it falls back to .build/test-venv in the clone.
 test_venv_path() {
     local cache=${TODAYSIM_CACHE:-${XDG_CACHE_HOME:-${HOME:-/nonexistent}/.cache}/todaysim}
     local python
@@ -85,16 +87,18 @@ test_venv_path() {
 TEST_VENV=$(test_venv_path)
 ensure_test_venv() {
     mkdir -p "$(dirname "$TEST_VENV")"
-    (
-        flock 9
-        if ! "$TEST_VENV/bin/python" -c 'import sys' >/dev/null 2>&1 || [ ! -x "$TEST_VENV/bin/pip" ]; then
-            ensure_test_tools
-            ensure_python_venv
-            rm -rf "$TEST_VENV"
-            python3 -m venv "$TEST_VENV"
-        fi
-        "$TEST_VENV/bin/pip" install -q --disable-pip-version-check "$@"
-    ) 9>"$TEST_VENV.lock"
+    # Descriptor 8 stays open (and locked) in this shell and its children until they exit; a
+    # second call in the same script turns its shared lock into an exclusive one and back.
+    [ -n "${TEST_VENV_LOCKED:-}" ] || { exec 8>>"$TEST_VENV.lock"; TEST_VENV_LOCKED=1; }
+    flock -x 8
+    if ! "$TEST_VENV/bin/python" -c 'import sys' >/dev/null 2>&1 || [ ! -x "$TEST_VENV/bin/pip" ]; then
+        ensure_test_tools
+        ensure_python_venv
+        rm -rf "$TEST_VENV"
+        python3 -m venv "$TEST_VENV"
+    fi
+    "$TEST_VENV/bin/pip" install -q --disable-pip-version-check "$@"
+    flock -s 8
 }
 
 # nginx (Debian's, the fleet's load balancer: Scripts/fleet) and openssl (its self-signed

@@ -41,6 +41,9 @@ final class TestServer: @unchecked Sendable {
     let connectionTimeout: Int
     let drainSeconds: TimeInterval
     let statementDeadline: Duration
+    /// How long the wall-clock scheduler sleeps at most without looking at the store: a test of
+    /// its wake-ups makes it long, so a timer found only by the rescan does not fire at all.
+    let rescanInterval: TimeInterval
     /// Rows per transaction when removing or forking.
     let chunkRows: Int
     /// Sees each commit's changed session ids before the server's streams and long polls do
@@ -51,7 +54,8 @@ final class TestServer: @unchecked Sendable {
 
     init(retentionMs: Millis? = nil, token: String? = nil, labelTokens: [(token: String, label: String)] = [],
          allowedOrigins: [String] = [], maxConnections: Int = 4000, connectionTimeout: Int = 30, drainSeconds: TimeInterval = 5,
-         statementDeadline: Duration = SessionStore.defaultStatementDeadline, clock: ManualClock? = nil,
+         statementDeadline: Duration = SessionStore.defaultStatementDeadline,
+         rescanInterval: TimeInterval = WallClockScheduler.defaultRescanInterval, clock: ManualClock? = nil,
          chunkRows: Int = SessionStore.defaultChunkRows, database given: String? = nil,
          firstObserver: (@Sendable (SessionStore, [String]) -> Void)? = nil) throws {
         self.firstObserver = firstObserver
@@ -59,6 +63,7 @@ final class TestServer: @unchecked Sendable {
         self.connectionTimeout = connectionTimeout
         self.drainSeconds = drainSeconds
         self.statementDeadline = statementDeadline
+        self.rescanInterval = rescanInterval
         self.chunkRows = chunkRows
         self.retentionMs = retentionMs
         self.clock = clock
@@ -83,10 +88,10 @@ final class TestServer: @unchecked Sendable {
     /// Opens the database and serves it, as `todaysim serve` does.
     func start() throws {
         let log = RequestLog(enabled: true) { [logLines] line in logLines.append(line) }
-        let store = try SessionStore.open(database, chunkRows: chunkRows, unixNow: clock?.read, statementDeadline: statementDeadline)
+        let store = try openStore()
         store.health.observe { [logLines] state, cause in logLines.append("storage \(state.rawValue): \(cause)") }
         if let firstObserver { store.observeChanges { [unowned store] ids in firstObserver(store, ids) } }
-        let scheduler = WallClockScheduler(store: store, log: log)
+        let scheduler = WallClockScheduler(store: store, log: log, rescanInterval: rescanInterval)
         let expiry = SessionExpiry(store: store, retentionMs: retentionMs, log: { line in log.note(line) })
         let service = TodayService(store: store, scheduler: scheduler, log: log, heartbeat: 0.3, expiry: expiry,
                                    access: Access(token: token, labelled: labelTokens),
@@ -103,6 +108,24 @@ final class TestServer: @unchecked Sendable {
         self.scheduler = scheduler
         self.service = service
         base = URL(string: "http://127.0.0.1:\(server.port)")!
+    }
+
+    /// The database, opened as `todaysim serve` opens it. A restart may find its own lock still
+    /// held for a moment: a child process another test is spawning holds a copy of every
+    /// descriptor of this process (the lock's too) from its fork until its exec closes them, so
+    /// a lock held by this very process is tried again until it is free (30 s at most).
+    private func openStore() throws -> SessionStore {
+        let deadline = Date().addingTimeInterval(30)
+        while true {
+            let opened = Result { () throws(StoreError) in
+                try SessionStore.open(database, chunkRows: chunkRows, unixNow: clock?.read, statementDeadline: statementDeadline)
+            }
+            if case let .failure(.inUse(_, holder)) = opened, holder == getpid(), Date() < deadline {
+                usleep(10_000)
+                continue
+            }
+            return try opened.get()
+        }
     }
 
     /// Stops serving and closes the database.

@@ -75,11 +75,13 @@ struct WallClockFleetTests {
         try fleet[1].arm("own1", deadlineMs: 50)
         try fleet[2].arm("own2", deadlineMs: 50)
         #expect(try await eventually { try timers.allFired(2) && fleet[1].firedCount + fleet[2].firedCount == 2 })
-        // All traffic through the first server (the others hear of nothing but by looking),
-        // due 1 to 11 s after arming: spread wide enough that the kill falls half-way even when
-        // a loaded machine is slow to see the fifteenth fire.
+        // All traffic through the first server (the others hear of nothing but by looking): 25
+        // due 1 to 6 s after arming, 25 more 30 to 35 s after, so the kill falls between them
+        // even when a loaded machine's test task is slow to see the fifteenth fire.
         let ids = (0..<50).map { "w\($0)" }
-        for (index, id) in ids.enumerated() { try fleet[0].arm(id, deadlineMs: 1_000 + Millis(index) * 200) }
+        for (index, id) in ids.enumerated() {
+            try fleet[0].arm(id, deadlineMs: index < 25 ? 1_000 + Millis(index) * 200 : 30_000 + Millis(index - 25) * 200)
+        }
         #expect(try await eventually { try timers.read().bySession.count >= 2 + 15 })
         fleet[0].kill()
         let atDeath = try timers.read().bySession.count - 2

@@ -43,8 +43,10 @@ import TodayTestSupport
         return sent
     }
 
+    /// Fired by a scheduler the pull woke: its rescan is an hour, so one that was not woken
+    /// (an input that forgot to poke it) would not fire them within the wait at all.
     @Test func realTimeWatchdogsFireOnTheirOwnInDueOrder() async throws {
-        let server = try TestServer()
+        let server = try TestServer(rescanInterval: 3600)
         let client = Client(server: server)
         let pullSent = try await pullArmingTwoTimers(client)
         let seen = try await waitUntilFired(client, 2)

@@ -119,15 +119,15 @@ public final class HTTPServer: @unchecked Sendable {
     }
 
     /// Stops accepting, waits up to `grace` for requests in flight (`serve --drain-seconds`),
-    /// answers `503` whatever is still parked and gives those answers as long again (at least
-    /// 1 s) to go out, then ends the daemon — never with a connection suspended, which
+    /// answers `503` whatever is still parked and gives those answers as long again (1 to 5 s)
+    /// to go out, then ends the daemon — never with a connection suspended, which
     /// libmicrohttpd answers by aborting the process.
     public func stop(grace: TimeInterval = 5) {
         beginStopping()
         stateLock.lock()
         defer { stateLock.unlock() }
         guard let daemon else { return }
-        let refused = requests.drain(grace: grace, settle: max(1, grace))
+        let refused = requests.drain(grace: grace, settle: min(max(1, grace), 5))
         if refused > 0 { log.note("stopping: \(refused) parked requests were not ready after \(grace) s and were answered 503") }
         MHD_stop_daemon(daemon)  // closes the listening socket (or the pipe that replaced it) too
         listener.finish()

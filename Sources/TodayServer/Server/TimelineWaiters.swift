@@ -30,10 +30,7 @@ public final class TimelineWaiters: @unchecked Sendable {
 
     public init() {
         loop = BackgroundLoop(name: "todaysim-waiters", nextWake: { [unowned self] in earliestDeadline() }) { [unowned self] in
-            let expired = wake(where: { $0.deadline <= Date() })
-            lock.lock()
-            expiredCount += expired
-            lock.unlock()
+            wake(where: { $0.deadline <= Date() }, expiring: true)
         }
         loop.start()
     }
@@ -126,14 +123,14 @@ public final class TimelineWaiters: @unchecked Sendable {
         return waiters.values.map(\.deadline).min()
     }
 
-    /// Wakes and forgets the waiters that match; returns how many.
-    @discardableResult
-    private func wake(where matches: (Waiter) -> Bool) -> Int {
+    /// Wakes and forgets the waiters that match; `expiring`: they are answered because their wait
+    /// ran out, counted before any is answered (a client that has its answer sees the count).
+    private func wake(where matches: (Waiter) -> Bool, expiring: Bool = false) {
         lock.lock()
         let due = waiters.filter { matches($0.value) }
         for key in due.keys { waiters.removeValue(forKey: key) }
+        if expiring { expiredCount += due.count }
         lock.unlock()
         for waiter in due.values { waiter.wake() }
-        return due.count
     }
 }
