@@ -49,7 +49,7 @@ struct PostgresOutageTests {
 
         try postgres.stop()
         // No request comes: readiness finds out by itself.
-        #expect(try await eventually(within: 10) { try await client.get("/readyz").json == Self.unreachable })
+        #expect(try await eventually(within: 60) { try await client.get("/readyz").json == Self.unreachable })
         let ready = try await client.get("/readyz")
         #expect(ready.status == 503 && ready.header("Retry-After") != nil)
         #expect(try await client.get("/healthz").status == 200, "liveness stays: restarting the server brings no database back")
@@ -68,7 +68,7 @@ struct PostgresOutageTests {
 
         try postgres.start()
         // Only readiness is asked: it comes back without a write to carry it.
-        #expect(try await eventually(within: 30) { try await client.get("/readyz").status == 200 })
+        #expect(try await eventually(within: 120) { try await client.get("/readyz").status == 200 })
         #expect(try await client.get("/readyz").json == ["status": "ok", "storage": "ok"])
         // Nothing refused was applied: each keyed input sent again is applied now, once.
         for index in 1...5 { #expect(try await Self.advance(client, key: "k\(index)").status == 200) }
@@ -108,7 +108,7 @@ struct PostgresOutageTests {
         #expect(try await client.get("/readyz").json == Self.unreachable)
         silent.close()
         try postgres.start()
-        #expect(try await eventually(within: 30) { try await client.get("/readyz").status == 200 })
+        #expect(try await eventually(within: 120) { try await client.get("/readyz").status == 200 })
         #expect(try await Self.advance(client, key: "k1").status == 200)
         #expect(try await client.get("/v1/sessions/s1")["version"] == 2, "the refused inputs were not applied")
         let stopping = Date()

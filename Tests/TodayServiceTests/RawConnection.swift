@@ -52,8 +52,9 @@ final class RawConnection {
 
     /// The next answer on this connection, or `nil` when the connection ends (or nothing
     /// complete arrives) within `timeout`. `toHead`: the answer to a HEAD, which ends with its
-    /// headers whatever its `Content-Length` says.
-    func readAnswer(timeout: TimeInterval = 15, toHead: Bool = false) -> Answer? {
+    /// headers whatever its `Content-Length` says. The default deadline only tells "answered" from
+    /// "never": no healthy answer comes near 60 s, even under a sanitizer beside a CPU hog.
+    func readAnswer(timeout: TimeInterval = 60, toHead: Bool = false) -> Answer? {
         let deadline = Date(timeIntervalSinceNow: timeout)
         while true {
             if let answer = takeAnswer(toHead: toHead) { return answer }
@@ -63,7 +64,7 @@ final class RawConnection {
 
     /// Whether the server closes the connection within `timeout` (after any answers it sends,
     /// which are dropped).
-    func closedByServer(timeout: TimeInterval = 15) -> Bool {
+    func closedByServer(timeout: TimeInterval = 60) -> Bool {
         let deadline = Date(timeIntervalSinceNow: timeout)
         while receive(until: deadline) { buffer.removeAll() }
         return Date() < deadline
