@@ -24,6 +24,8 @@ final class PostgresListener: @unchecked Sendable {
     private var firstTried = false
     /// Tests: the connection is closed and not opened again until released (`hold`).
     private var held = false
+    /// The thread has seen `held` and dropped its connection.
+    private var holding = false
 
     init(uri: String, sender: String) {
         self.uri = uri
@@ -91,12 +93,28 @@ final class PostgresListener: @unchecked Sendable {
     }
 
     /// Tests: closes the listening connection and opens none until `hold(false)`, as while the
-    /// database is out of reach; whatever other servers send meanwhile is never heard.
+    /// database is out of reach; whatever other servers send meanwhile is never heard. Holding
+    /// returns once the thread has dropped its connection: returning at once, a thread slow to
+    /// run (a CPU hog beside the test) still heard what the test sent next as if listening.
     func hold(_ held: Bool) {
         condition.lock()
         self.held = held
         condition.unlock()
         wakeThread()
+        guard held else { return }
+        condition.lock()
+        let deadline = Date(timeIntervalSinceNow: 60)
+        while !holding, running, Date() < deadline { _ = condition.wait(until: deadline) }
+        condition.unlock()
+    }
+
+    private func setHolding(_ value: Bool) {
+        condition.lock()
+        if holding != value {
+            holding = value
+            condition.broadcast()
+        }
+        condition.unlock()
     }
 
     private func wakeThread() {
@@ -134,9 +152,11 @@ final class PostgresListener: @unchecked Sendable {
             if held {
                 if connection != nil { newsLost = true }
                 connection = nil
+                setHolding(true)
                 _ = Self.wait(for: wake, or: nil, timeoutMs: -1)
                 continue
             }
+            setHolding(false)
             guard let listening = connection else {
                 let waitMs = max(0, Int32(((backoff.until?.timeIntervalSinceNow ?? 0) * 1000).rounded(.up)))
                 if Self.wait(for: wake, or: nil, timeoutMs: waitMs) == .woken { continue }
