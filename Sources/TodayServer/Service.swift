@@ -20,9 +20,11 @@ public final class TodayService: Sendable {
 
     /// `heartbeat`: seconds between the comment lines every event stream gets.
     /// `access`: the tokens required on every endpoint but `/healthz`, `/bridge.js` and CORS
-    /// preflights, and the label each may see.
+    /// preflights, and the label each may see. `longestWaitMs`: the longest `waitMs` a timeline
+    /// request may ask (the API's 30,000; tests whose client acts while a request waits raise it).
     public init(store: SessionStore, scheduler: WallClockScheduler?, log: RequestLog, heartbeat: TimeInterval = 15,
-                expiry: SessionExpiry? = nil, access: Access? = nil, crossOrigin: CrossOrigin = CrossOrigin(origins: [])) {
+                expiry: SessionExpiry? = nil, access: Access? = nil, crossOrigin: CrossOrigin = CrossOrigin(origins: []),
+                longestWaitMs: Int = 30_000) {
         self.log = log
         self.access = access
         self.crossOrigin = crossOrigin
@@ -48,7 +50,8 @@ public final class TodayService: Sendable {
         }
         // Another server armed a wall timer (or its news was lost): the earliest due may be earlier.
         store.observeWallTimerChanges { [weak scheduler] in scheduler?.poke() }
-        let sessions = SessionHandlers(store: store, scheduler: scheduler, waiters: waiters, expiry: expiry, reads: reads)
+        var sessions = SessionHandlers(store: store, scheduler: scheduler, waiters: waiters, expiry: expiry, reads: reads)
+        sessions.longestWait = longestWaitMs
         let inputs = InputHandlers(store: store, scheduler: scheduler, log: log)
         let reports = ReportHandlers(store: store)
         let batches = StepsHandler(store: store, scheduler: scheduler, log: log)

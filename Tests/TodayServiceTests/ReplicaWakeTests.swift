@@ -22,8 +22,8 @@ struct ReplicaWakeTests {
         init(uri given: String? = nil) throws {
             database = given == nil ? try TestPostgres.database() : nil
             let uri = given ?? database!.uri
-            a = try TestServer(database: uri)
-            b = try TestServer(database: uri)
+            a = try TestServer(longestWaitMs: WaitTests.longWaitMs, database: uri)
+            b = try TestServer(longestWaitMs: WaitTests.longWaitMs, database: uri)
         }
 
         var clients: (a: Client, b: Client) { (Client(server: a), Client(server: b)) }
@@ -37,7 +37,7 @@ struct ReplicaWakeTests {
     }
 
     /// A timeline long poll on `server`, answered at the returned time.
-    static func longPoll(_ server: TestServer, _ id: String, after seq: Int, waitMs: Int = 30000) -> Task<(Client.Reply, Date), any Error> {
+    static func longPoll(_ server: TestServer, _ id: String, after seq: Int, waitMs: Int = WaitTests.longWaitMs) -> Task<(Client.Reply, Date), any Error> {
         Task { (try await Client(server: server).get("/v1/sessions/\(id)/timeline?after=\(seq)&waitMs=\(waitMs)"), Date()) }
     }
 

@@ -44,6 +44,10 @@ final class TestServer: @unchecked Sendable {
     /// How long the wall-clock scheduler sleeps at most without looking at the store: a test of
     /// its wake-ups makes it long, so a timer found only by the rescan does not fire at all.
     let rescanInterval: TimeInterval
+    /// The longest `waitMs` it accepts (the API's 30 s): a test whose client acts while a long
+    /// poll waits makes it long, so a client starved on a loaded machine (a sanitizer build
+    /// beside a CPU hog starved one past 30 s) never finds the wait run out first.
+    let longestWaitMs: Int
     /// Rows per transaction when removing or forking.
     let chunkRows: Int
     /// Sees each commit's changed session ids before the server's streams and long polls do
@@ -55,7 +59,8 @@ final class TestServer: @unchecked Sendable {
     init(retentionMs: Millis? = nil, token: String? = nil, labelTokens: [(token: String, label: String)] = [],
          allowedOrigins: [String] = [], maxConnections: Int = 4000, connectionTimeout: Int = 30, drainSeconds: TimeInterval = 5,
          statementDeadline: Duration = SessionStore.defaultStatementDeadline,
-         rescanInterval: TimeInterval = WallClockScheduler.defaultRescanInterval, clock: ManualClock? = nil,
+         rescanInterval: TimeInterval = WallClockScheduler.defaultRescanInterval, longestWaitMs: Int = 30_000,
+         clock: ManualClock? = nil,
          chunkRows: Int = SessionStore.defaultChunkRows, database given: String? = nil,
          firstObserver: (@Sendable (SessionStore, [String]) -> Void)? = nil) throws {
         self.firstObserver = firstObserver
@@ -64,6 +69,7 @@ final class TestServer: @unchecked Sendable {
         self.drainSeconds = drainSeconds
         self.statementDeadline = statementDeadline
         self.rescanInterval = rescanInterval
+        self.longestWaitMs = longestWaitMs
         self.chunkRows = chunkRows
         self.retentionMs = retentionMs
         self.clock = clock
@@ -95,7 +101,7 @@ final class TestServer: @unchecked Sendable {
         let expiry = SessionExpiry(store: store, retentionMs: retentionMs, log: { line in log.note(line) })
         let service = TodayService(store: store, scheduler: scheduler, log: log, heartbeat: 0.3, expiry: expiry,
                                    access: Access(token: token, labelled: labelTokens),
-                                   crossOrigin: CrossOrigin(origins: allowedOrigins))
+                                   crossOrigin: CrossOrigin(origins: allowedOrigins), longestWaitMs: longestWaitMs)
         let server = try HTTPServer(host: "127.0.0.1", port: 0, threads: 2, connectionTimeout: connectionTimeout,
                                     maxConnections: maxConnections, log: log,
                                     respond: service.respond)
@@ -186,7 +192,7 @@ struct Client: Sendable {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         // Generous: under a sanitizer on a loaded machine one request may take many seconds.
-        configuration.timeoutIntervalForRequest = 120
+        configuration.timeoutIntervalForRequest = 600  // also outlasts the long polls of WaitTests.longWaitMs
         return URLSession(configuration: configuration)
     }()
 

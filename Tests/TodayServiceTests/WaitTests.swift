@@ -9,11 +9,16 @@ import TodayTestSupport
 /// `waitMs`: a timeline request waits for the next entry instead of polling, parked without a
 /// thread of its own.
 @Suite struct WaitTests {
-    /// A client that opens as many connections as the test asks for (URLSession's default is 6 a host).
+    /// The waits of the tests whose client acts while a request waits (their servers accept it):
+    /// far longer than any starved test task, so none finds its wait run out before it acts.
+    static let longWaitMs = 300_000
+
+    /// A client that opens as many connections as the test asks for (URLSession's default is 6
+    /// a host), and waits as long as the long waits.
     static let wideSession: URLSession = {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.httpMaximumConnectionsPerHost = 128
-        configuration.timeoutIntervalForRequest = 30
+        configuration.timeoutIntervalForRequest = 600
         return URLSession(configuration: configuration)
     }()
 
@@ -22,13 +27,13 @@ import TodayTestSupport
         return ((response as! HTTPURLResponse).statusCode, (try? JSON.parse(bytes: Array(data))) ?? .null)
     }
 
-    /// Woken by the entry, not by the end of its 30 s wait: told by how the server ended the
+    /// Woken by the entry, not by the end of its wait: told by how the server ended the
     /// wait (`waiters.expired`), not by the time it took, which a loaded machine stretches.
     @Test func realTimeAWaitReturnsAsSoonAsAnEntryArrives() async throws {
-        let server = try TestServer()
+        let server = try TestServer(longestWaitMs: Self.longWaitMs)
         let client = Client(server: server)
         try await client.create(["uid": "u1", "id": "s1"])
-        async let waited = get(server, "/v1/sessions/s1/timeline?after=4&waitMs=30000")
+        async let waited = get(server, "/v1/sessions/s1/timeline?after=4&waitMs=\(Self.longWaitMs)")
         #expect(await eventually { server.service!.waiters.count == 1 }, "the request is parked")
         _ = try await client.post("/v1/sessions/s1/lifecycle", ["type": "background"])
         let (status, page) = try await waited
@@ -67,13 +72,13 @@ import TodayTestSupport
     /// Ordinary requests are answered while the waits go on: blocked workers would hold them
     /// until the waits end, and every waiter would then be answered by its deadline.
     @Test func realTimeManyWaitersHoldNoThreadAndOrdinaryRequestsGoOn() async throws {
-        let server = try TestServer()  // two HTTP workers
+        let server = try TestServer(longestWaitMs: Self.longWaitMs)  // two HTTP workers
         let client = Client(server: server)
         try await client.create(["uid": "u1", "id": "s1"])
         let waiters = 60
         try await withThrowingTaskGroup(of: Int.self) { group in
             for _ in 0..<waiters {
-                group.addTask { try await get(server, "/v1/sessions/s1/timeline?after=4&waitMs=30000").json["next"]?.int64Value.map(Int.init) ?? -1 }
+                group.addTask { try await get(server, "/v1/sessions/s1/timeline?after=4&waitMs=\(Self.longWaitMs)").json["next"]?.int64Value.map(Int.init) ?? -1 }
             }
             // Wait until they are all parked, then use the server as usual.
             #expect(await eventually { server.service!.waiters.count == waiters }, "all \(waiters) parked")
@@ -94,10 +99,10 @@ import TodayTestSupport
 
     /// Answered by the stop, not by the end of its 30 s wait.
     @Test func realTimeStoppingTheServerAnswersParkedWaiters() async throws {
-        let server = try TestServer()
+        let server = try TestServer(longestWaitMs: Self.longWaitMs)
         let client = Client(server: server)
         try await client.create(["uid": "u1", "id": "s1"])
-        async let waited = get(server, "/v1/sessions/s1/timeline?after=4&waitMs=30000")
+        async let waited = get(server, "/v1/sessions/s1/timeline?after=4&waitMs=\(Self.longWaitMs)")
         #expect(await eventually { server.service!.waiters.count == 1 }, "the request is parked")
         let waiters = server.service!.waiters
         server.stop()

@@ -16,11 +16,11 @@ struct QueryParameters {
         try afterCursor("must be an integer from 0 to \(BodyFields.largestInteger) (a seq)") ?? 0
     }
 
-    /// `waitMs`: how long a timeline request may wait for a new entry (0–30000, default 0).
-    func waitMs() throws(APIError) -> Int {
+    /// `waitMs`: how long a timeline request may wait for a new entry (0–`longest`, default 0).
+    func waitMs(longest: Int = SessionHandlers.longestWaitMs) throws(APIError) -> Int {
         guard let text = request.query("waitMs") else { return 0 }
-        guard let value = Int(text), (0...30_000).contains(value) else {
-            throw .invalidField("waitMs", "must be an integer from 0 to 30000")
+        guard let value = Int(text), (0...longest).contains(value) else {
+            throw .invalidField("waitMs", "must be an integer from 0 to \(longest)")
         }
         return value
     }

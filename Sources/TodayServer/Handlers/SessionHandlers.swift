@@ -10,6 +10,11 @@ struct SessionHandlers: Sendable {
     let expiry: SessionExpiry?
     /// Where a read the cache cannot answer goes on shared storage (not the HTTP worker).
     let reads: ReadPool
+    /// The longest `waitMs` a timeline request may ask (30 s, the API's limit): tests whose
+    /// client must act while a request waits raise it, so a client starved on a loaded machine
+    /// never finds the wait run out first.
+    var longestWait = Self.longestWaitMs
+    static let longestWaitMs = 30_000
 
     func create(_ request: HTTPRequest, _: PathParameters) throws(APIError) -> HTTPResponse {
         var (id, config, ttlMs) = try InputDecoding.creation(request.body)
@@ -116,7 +121,7 @@ struct SessionHandlers: Sendable {
         let kind = try query.oneOf("kind", TimelineEntry.Kind.allCases.map(\.rawValue))
         let after = try query.afterSeq()
         let limit = try query.limit()
-        let waitMs = try query.waitMs()
+        let waitMs = try query.waitMs(longest: longestWait)
         // HEAD answers the page as it is now: a health check must not wait on a long poll.
         let deadline = Date(timeIntervalSinceNow: request.method == "HEAD" ? 0 : Double(waitMs) / 1000)
         return try timelinePage(ifNoneMatch: request.header("If-None-Match"), id: path["id"], after: after, limit: limit,
