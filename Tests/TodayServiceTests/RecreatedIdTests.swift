@@ -42,7 +42,7 @@ import TodayTestSupport
     /// A server whose `recreation` creates an armed id again as it is purged.
     static func recreatingServer() throws -> (TestServer, Recreation) {
         let recreation = Recreation()
-        return (try TestServer(firstObserver: { store, ids in recreation.changed(store, ids) }), recreation)
+        return (try TestServer(longestWaitMs: WaitTests.longWaitMs, firstObserver: { store, ids in recreation.changed(store, ids) }), recreation)
     }
 
     /// A session stream followed its id: it outlived the purge and carried the new session's
@@ -71,7 +71,7 @@ import TodayTestSupport
         let client = Client(server: server)
         try await client.create(["uid": "u1", "id": "s1"])
         let last = try #require(try await client.timeline("s1").last?["seq"]?.int64Value)
-        async let longPoll = WaitTests().get(server, "/v1/sessions/s1/timeline?after=\(last)&waitMs=30000")
+        async let longPoll = WaitTests().get(server, "/v1/sessions/s1/timeline?after=\(last)&waitMs=\(WaitTests.longWaitMs)")
         #expect(await eventually { server.service!.waiters.count == 1 }, "the long poll is parked")
 
         recreation.arm("s1")

@@ -25,7 +25,7 @@ import TodayTestSupport
     ]
 
     @Test func deletePurgesAnActiveSessionEverywhereAndEndsItsStreamAndLongPoll() async throws {
-        let server = try TestServer()
+        let server = try TestServer(longestWaitMs: WaitTests.longWaitMs)
         let client = Client(server: server)
         try await client.create(["uid": "u1", "id": "s1"])
         try await client.create(["uid": "u1", "id": "s2"])
@@ -34,7 +34,7 @@ import TodayTestSupport
         let last = try #require(try await client.timeline("s1").last?["seq"]?.int64Value)
         let stream = try EventStreamTests.Listener(server, "/v1/sessions/s1/events")
         #expect(await eventually { server.service!.streams.count == 1 }, "the stream is open")
-        async let longPoll = WaitTests().get(server, "/v1/sessions/s1/timeline?after=\(last)&waitMs=30000")
+        async let longPoll = WaitTests().get(server, "/v1/sessions/s1/timeline?after=\(last)&waitMs=\(WaitTests.longWaitMs)")
         #expect(await eventually { server.service!.waiters.count == 1 }, "the long poll is parked")
 
         let deleted = try await client.delete("/v1/sessions/s1")

@@ -13,13 +13,13 @@ import TodayTestSupport
         try await Client(server: server).create(["uid": "u1", "id": "s1"])
         let last = try await Client(server: server).timeline("s1").last?["seq"]?.int64Value ?? 0
         let connection = try RawConnection(port: server.server!.port)
-        connection.send("GET /v1/sessions/s1/timeline?after=\(last)&waitMs=30000 HTTP/1.1\r\nHost: x\r\n\r\n")
+        connection.send("GET /v1/sessions/s1/timeline?after=\(last)&waitMs=\(WaitTests.longWaitMs) HTTP/1.1\r\nHost: x\r\n\r\n")
         #expect(await eventually { server.service!.waiters.count == 1 }, "the long poll never parked")
         return connection
     }
 
     @Test func aKeptAliveConnectionsNextRequestAfterTheStopBeganIsRefusedAndClosed() async throws {
-        let server = try TestServer()
+        let server = try TestServer(longestWaitMs: WaitTests.longWaitMs)
         try await Client(server: server).create(["uid": "u1", "id": "s1"])
         let connection = try RawConnection(port: server.server!.port)
         let input = "POST /v1/sessions/s1/clock HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 17\r\n\r\n{\"advanceMs\":100}"
@@ -42,7 +42,7 @@ import TodayTestSupport
     }
 
     @Test func aRequestInFlightWhenTheStopBeginsIsAnsweredAndItsConnectionClosed() async throws {
-        let server = try TestServer()
+        let server = try TestServer(longestWaitMs: WaitTests.longWaitMs)
         let connection = try await parkedLongPoll(on: server)
 
         server.server!.beginStopping()
@@ -56,7 +56,7 @@ import TodayTestSupport
     /// Without the drain, `MHD_stop_daemon` aborted the test process here ("called while we
     /// have suspended connections").
     @Test func aRequestStillParkedWhenTheGraceEndsIsAnswered503AndTheDaemonStops() async throws {
-        let server = try TestServer()
+        let server = try TestServer(longestWaitMs: WaitTests.longWaitMs)
         let connection = try await parkedLongPoll(on: server)
 
         // The service is not stopped, so nothing releases the long poll: it is still parked
