@@ -28,14 +28,15 @@ import TodayTestSupport
         for (name, value) in environment { variables[name] = value }
         let process = try ChildProcess(executable.path, arguments, environment: variables, output: .pipe, error: .pipe)
         let errors = process.standardError!, output = process.standardOutput!
-        // A hung server must fail the test, not hang the run: killed after a minute unless it
-        // ended (`signal` does nothing to a child already reaped, so a reused pid is never hit).
+        // A hung server must fail the test, not hang the run: killed after five minutes unless
+        // it ended (`signal` does nothing to a child already reaped, so a reused pid is never
+        // hit); no healthy run, even a sanitizer build beside a CPU hog, comes near that.
         let killer = DispatchWorkItem { process.signal(SIGKILL) }
-        DispatchQueue.global().asyncAfter(deadline: .now() + 60, execute: killer)
+        DispatchQueue.global().asyncAfter(deadline: .now() + 300, execute: killer)
         defer { killer.cancel() }
         if let marker, let signal {
             var seen = ""
-            let deadline = Date().addingTimeInterval(30)
+            let deadline = Date().addingTimeInterval(120)
             while !seen.contains(marker), Date() < deadline {
                 let chunk = errors.availableData
                 if chunk.isEmpty { break }

@@ -37,7 +37,9 @@ final class TestServer: @unchecked Sendable {
     /// `--max-connections`.
     let maxConnections: Int
     /// `--connection-timeout-seconds`, `--drain-seconds` and `--statement-timeout-seconds`: a
-    /// test that must act inside one of these windows sets it long rather than racing it.
+    /// test that must act inside one of these windows sets it long rather than racing it. The
+    /// connection deadline is 600 s here (30 s when served): a test task starved for 30 s on a
+    /// loaded machine must not find its idle or half-sent connection cut.
     let connectionTimeout: Int
     let drainSeconds: TimeInterval
     let statementDeadline: Duration
@@ -57,7 +59,7 @@ final class TestServer: @unchecked Sendable {
     let logLines = LockedLines()
 
     init(retentionMs: Millis? = nil, token: String? = nil, labelTokens: [(token: String, label: String)] = [],
-         allowedOrigins: [String] = [], maxConnections: Int = 4000, connectionTimeout: Int = 30, drainSeconds: TimeInterval = 5,
+         allowedOrigins: [String] = [], maxConnections: Int = 4000, connectionTimeout: Int = 600, drainSeconds: TimeInterval = 5,
          statementDeadline: Duration = SessionStore.defaultStatementDeadline,
          rescanInterval: TimeInterval = WallClockScheduler.defaultRescanInterval, longestWaitMs: Int = 30_000,
          clock: ManualClock? = nil,
