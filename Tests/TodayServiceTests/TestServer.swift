@@ -123,17 +123,15 @@ final class TestServer: @unchecked Sendable {
     /// descriptor of this process (the lock's too) from its fork until its exec closes them, so
     /// a lock held by this very process is tried again until it is free (30 s at most).
     private func openStore() throws -> SessionStore {
-        let deadline = Date().addingTimeInterval(30)
-        while true {
-            let opened = Result { () throws(StoreError) in
+        var opened: Result<SessionStore, StoreError>!
+        eventuallyOnThisThread(within: 30, pollMs: 10) {
+            opened = Result { () throws(StoreError) in
                 try SessionStore.open(database, chunkRows: chunkRows, unixNow: clock?.read, statementDeadline: statementDeadline)
             }
-            if case let .failure(.inUse(_, holder)) = opened, holder == getpid(), Date() < deadline {
-                usleep(10_000)
-                continue
-            }
-            return try opened.get()
+            guard case let .failure(.inUse(_, holder)) = opened, holder == getpid() else { return true }
+            return false
         }
+        return try opened.get()
     }
 
     /// Stops serving and closes the database.
