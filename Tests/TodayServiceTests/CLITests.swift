@@ -15,15 +15,23 @@ import TodayTestSupport
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[1]
     }
 
-    struct Run {
+    struct Run: Sendable {
         var status: Int32
         var stderr: String
         var stdout: String
     }
 
-    /// `environment`: variables set (or, as `nil`, removed) for this run.
+    /// `environment`: variables set (or, as `nil`, removed) for this run. The wait for the child
+    /// is on a thread of its own (`offThePool`), never on the cooperative pool.
     func run(_ arguments: [String], until marker: String? = nil, thenSignal signal: Int32? = nil,
-             executable: URL = CLITests.binary, environment: [String: String?] = [:]) throws -> Run {
+             executable: URL = CLITests.binary, environment: [String: String?] = [:]) async throws -> Run {
+        try await offThePool {
+            try Self.runWaiting(arguments, until: marker, thenSignal: signal, executable: executable, environment: environment)
+        }
+    }
+
+    private static func runWaiting(_ arguments: [String], until marker: String?, thenSignal signal: Int32?,
+                                   executable: URL, environment: [String: String?]) throws -> Run {
         var variables = ProcessInfo.processInfo.environment
         for (name, value) in environment { variables[name] = value }
         let process = try ChildProcess(executable.path, arguments, environment: variables, output: .pipe, error: .pipe)
@@ -68,58 +76,58 @@ import TodayTestSupport
         return directory
     }
 
-    @Test func helpAndVersion() throws {
-        let help = try run(["--help"])
+    @Test func helpAndVersion() async throws {
+        let help = try await run(["--help"])
         #expect(help.status == 0)
         #expect(help.stdout.contains("usage: todaysim serve"))
-        let version = try run(["--version"])
+        let version = try await run(["--version"])
         #expect(version.status == 0)
         #expect(version.stdout.hasPrefix("todaysim "))
     }
 
-    @Test func badFlagsExitWithCode2AndOneLine() throws {
-        let bogus = try run(["serve", "--bogus"])
+    @Test func badFlagsExitWithCode2AndOneLine() async throws {
+        let bogus = try await run(["serve", "--bogus"])
         #expect(bogus.status == 2)
         #expect(bogus.stderr.hasPrefix("todaysim: unknown flag --bogus\n"))
-        let port = try run(["serve", "--port", "99999"])
+        let port = try await run(["serve", "--port", "99999"])
         #expect(port.status == 2)
         #expect(port.stderr == "todaysim: --port must be 0-65535, got 99999\n")
         // Once converted to milliseconds unchecked (issue 12, item 1): an overflow trap at start.
         for (flag, value) in [("--retention-seconds", "inf"), ("--retention-seconds", "1e300"), ("--heartbeat-seconds", "inf"),
                               ("--drain-seconds", "inf"), ("--drain-seconds", "-1"), ("--drain-seconds", "nan"),
                               ("--statement-timeout-seconds", "1e300"), ("--statement-timeout-seconds", "0")] {
-            let huge = try run(["serve", "--port", "0", "--db", ":memory:", flag, value])
+            let huge = try await run(["serve", "--port", "0", "--db", ":memory:", flag, value])
             #expect(huge.status == 2, "\(flag) \(value): \(huge.stderr)")
             #expect(huge.stderr.hasPrefix("todaysim: \(flag) must be a number"), "\(huge.stderr)")
         }
     }
 
-    @Test func aBusyPortIsAClearError() throws {
+    @Test func aBusyPortIsAClearError() async throws {
         let server = try TestServer()
-        let result = try run(["serve", "--port", "\(server.server!.port)", "--db", ":memory:"])
+        let result = try await run(["serve", "--port", "\(server.server!.port)", "--db", ":memory:"])
         #expect(result.status == 2)
         #expect(result.stderr == "todaysim: cannot listen on 127.0.0.1:\(server.server!.port): Address already in use\n")
     }
 
-    @Test func anUnwritableDatabaseIsAClearError() throws {
+    @Test func anUnwritableDatabaseIsAClearError() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let blocker = directory.appendingPathComponent("file")
         try Data("x".utf8).write(to: blocker)
-        let result = try run(["serve", "--port", "0", "--db", blocker.appendingPathComponent("db.sqlite").path])
+        let result = try await run(["serve", "--port", "0", "--db", blocker.appendingPathComponent("db.sqlite").path])
         #expect(result.status == 2)
         #expect(result.stderr.hasPrefix("todaysim: cannot create the database folder"))
         #expect(result.stderr.split(separator: "\n").count == 1)
     }
 
-    @Test func aDatabaseFromANewerSchemaIsRefused() throws {
+    @Test func aDatabaseFromANewerSchemaIsRefused() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("future.sqlite").path
         let database = try Database(path: path)
         try database.execute("PRAGMA user_version = 99")
         try database.execute("PRAGMA application_id = \(DatabaseFile.applicationId)")
-        let result = try run(["serve", "--port", "0", "--db", path])
+        let result = try await run(["serve", "--port", "0", "--db", path])
         #expect(result.status == 2)
         #expect(result.stderr.contains("written by a newer todaysim (schema 99"))
         #expect(result.stderr.split(separator: "\n").count == 1)
@@ -127,9 +135,9 @@ import TodayTestSupport
 
     /// Issue 14, item 3: PostgreSQL out of reach at start is one line and exit 2, and the
     /// password in the URI appears nowhere.
-    @Test func anUnreachablePostgresIsAOneLineErrorWithoutThePassword() throws {
+    @Test func anUnreachablePostgresIsAOneLineErrorWithoutThePassword() async throws {
         let uri = "postgres://tester:s3cret-pw@127.0.0.1:\(unusedLoopbackPort())/todaysim"
-        let result = try run(["serve", "--port", "0", "--db", uri])
+        let result = try await run(["serve", "--port", "0", "--db", uri])
         #expect(result.status == 2)
         #expect(result.stderr.hasPrefix("todaysim: cannot open the database postgres://tester:***@127.0.0.1:"), "\(result.stderr)")
         #expect(!result.stderr.contains("s3cret-pw"))
@@ -138,10 +146,10 @@ import TodayTestSupport
 
     /// `--db postgres://…` (or `TODAYSIM_DB`) serves from PostgreSQL; the log names the database
     /// without its password.
-    @Test func servesFromPostgresNamedByTheEnvironment() throws {
-        try TestPostgres.withDatabase { uri in
+    @Test func servesFromPostgresNamedByTheEnvironment() async throws {
+        try await TestPostgres.withDatabase { uri in
             let withPassword = uri.replacingOccurrences(of: "postgres@", with: "postgres:unused-pw@")
-            let result = try run(["serve", "--port", "0"], until: "listening on", thenSignal: SIGTERM,
+            let result = try await run(["serve", "--port", "0"], until: "listening on", thenSignal: SIGTERM,
                                  environment: ["TODAYSIM_DB": withPassword])
             #expect(result.status == 0, "\(result.stderr)")
             #expect(result.stderr.contains("(database postgres://postgres:***@127.0.0.1:"), "\(result.stderr)")
@@ -149,11 +157,11 @@ import TodayTestSupport
         }
     }
 
-    @Test func sigtermStopsCleanlyWithExitCode0() throws {
+    @Test func sigtermStopsCleanlyWithExitCode0() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("db/sessions.sqlite").path
-        let result = try run(["serve", "--port", "0", "--db", path], until: "listening on", thenSignal: SIGTERM)
+        let result = try await run(["serve", "--port", "0", "--db", path], until: "listening on", thenSignal: SIGTERM)
         #expect(result.status == 0)
         #expect(result.stderr.contains("todaysim: stopped"))
         #expect(FileManager.default.fileExists(atPath: path), "the database and its folder were created")
@@ -168,42 +176,42 @@ import TodayTestSupport
         _ = try await client.post("/v1/sessions/s1/clock", ["advanceMs": 5000])
         let url = server.base.absoluteString
 
-        let timeline = try run(["timeline", "s1", "--server", url])
+        let timeline = try await run(["timeline", "s1", "--server", url])
         #expect(timeline.status == 0)
         let lines = timeline.stdout.split(separator: "\n")
         #expect(lines.count == 11)
         #expect(lines.first?.hasPrefix("1     0ms       input      create") == true)
         #expect(lines.contains { $0.contains("violation  M7 [t1]") })
-        let tail = try run(["timeline", "s1", "--after", "9", "--server", url])
+        let tail = try await run(["timeline", "s1", "--after", "9", "--server", url])
         #expect(tail.stdout.split(separator: "\n").count == 2)
 
-        let failing = try run(["report", "s1", "--server", url])
+        let failing = try await run(["report", "s1", "--server", url])
         #expect(failing.status == 1, "violations: a set -e script stops")
         #expect(failing.stdout.hasPrefix("session s1: 1 violation(s)"))
-        let passing = try run(["report", "clean", "--server", url])
+        let passing = try await run(["report", "clean", "--server", url])
         #expect(passing.status == 0)
-        let junit = try run(["report", "s1", "--junit", "--server", url])
+        let junit = try await run(["report", "s1", "--junit", "--server", url])
         #expect(junit.stdout.hasPrefix("<?xml"))
-        #expect(try run(["report", "nobody", "--server", url]).status == 1)
-        #expect(try run(["report", "s1", "--server", "http://127.0.0.1:1"]).status == 3)
-        #expect(try run(["timeline"]).status == 2)
+        #expect(try await run(["report", "nobody", "--server", url]).status == 1)
+        #expect(try await run(["report", "s1", "--server", "http://127.0.0.1:1"]).status == 3)
+        #expect(try await run(["timeline"]).status == 2)
     }
 
-    @Test func servingBeyondLoopbackNeedsATokenOrAnExplicitNoAuth() throws {
-        let refused = try run(["serve", "--host", "0.0.0.0", "--port", "0", "--db", ":memory:"])
+    @Test func servingBeyondLoopbackNeedsATokenOrAnExplicitNoAuth() async throws {
+        let refused = try await run(["serve", "--host", "0.0.0.0", "--port", "0", "--db", ":memory:"])
         #expect(refused.status == 2)
         #expect(refused.stderr.hasPrefix("todaysim: refusing to serve 0.0.0.0 without a token"))
-        let withToken = try run(["serve", "--host", "0.0.0.0", "--port", "0", "--db", ":memory:", "--token", "t"],
+        let withToken = try await run(["serve", "--host", "0.0.0.0", "--port", "0", "--db", ":memory:", "--token", "t"],
                                 until: "listening on", thenSignal: SIGTERM)
         #expect(withToken.status == 0)
-        let open = try run(["serve", "--host", "0.0.0.0", "--port", "0", "--db", ":memory:", "--no-auth"],
+        let open = try await run(["serve", "--host", "0.0.0.0", "--port", "0", "--db", ":memory:", "--no-auth"],
                            until: "listening on", thenSignal: SIGTERM)
         #expect(open.status == 0)
     }
 
     /// `--token-file`: `TOKEN LABEL` lines; a bad file is a one-line error and exit 2, and a
     /// token file counts as a token for serving beyond loopback.
-    @Test func tokenFilesAreReadOrRefusedClearly() throws {
+    @Test func tokenFilesAreReadOrRefusedClearly() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("todaysim-tokens-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -213,20 +221,20 @@ import TodayTestSupport
             return path
         }
         let good = try file("good", "# team tokens\n\ntoken-a team-a\ntoken-admin *\n")
-        let served = try run(["serve", "--host", "0.0.0.0", "--port", "0", "--db", ":memory:", "--token-file", good],
+        let served = try await run(["serve", "--host", "0.0.0.0", "--port", "0", "--db", ":memory:", "--token-file", good],
                              until: "listening on", thenSignal: SIGTERM)
         #expect(served.status == 0)
         for (name, text, message) in [("three", "token-a team-a extra\n", "line 1: expected `TOKEN LABEL`"),
                                       ("twice", "t a\nt b\n", "line 2: a token listed twice"),
                                       ("empty", "# nothing\n", "no tokens in the file")] {
-            let refused = try run(["serve", "--port", "0", "--db", ":memory:", "--token-file", try file(name, text)])
+            let refused = try await run(["serve", "--port", "0", "--db", ":memory:", "--token-file", try file(name, text)])
             #expect(refused.status == 2, "\(name)")
             #expect(refused.stderr.contains(message), "\(name): \(refused.stderr)")
         }
-        let badOrigin = try run(["serve", "--port", "0", "--db", ":memory:", "--allow-origin", "localhost:3000"])
+        let badOrigin = try await run(["serve", "--port", "0", "--db", ":memory:", "--allow-origin", "localhost:3000"])
         #expect(badOrigin.status == 2)
         #expect(badOrigin.stderr.hasPrefix("todaysim: --allow-origin takes an origin like http://localhost:3000"))
-        let missing = try run(["serve", "--port", "0", "--db", ":memory:", "--token-file", folder.path + "/absent"])
+        let missing = try await run(["serve", "--port", "0", "--db", ":memory:", "--token-file", folder.path + "/absent"])
         #expect(missing.status == 2)
         #expect(missing.stderr.hasPrefix("todaysim: cannot read the token file"))
     }

@@ -15,17 +15,18 @@ import TodayTestSupport
         for _ in 0..<3 {
             let connection = try RawConnection(port: port)
             connection.send(Self.healthz)
-            #expect(connection.readAnswer()?.status == 200, "a connection within the limit is served")
+            #expect(await connection.readAnswer()?.status == 200, "a connection within the limit is served")
             held.append(connection)
         }
         for _ in 0..<2 {
             let past = try RawConnection(port: port)
             past.send(Self.healthz)
-            let answer = try #require(past.readAnswer(), "a connection past the limit got no answer")
+            let answer = try #require(await past.readAnswer(), "a connection past the limit got no answer")
             #expect(answer.status == 503, "\(answer)")
             #expect(answer.json["code"] == "too_many_connections", "\(answer)")
             #expect(answer.headers["retry-after"] == "1")
-            #expect(answer.closes && past.closedByServer(), "the refused connection is closed")
+            let closed = await past.closedByServer()
+            #expect(answer.closes && closed, "the refused connection is closed")
         }
         let notes = server.logLines.all.filter { $0.contains("connection limit 3 reached") }
         #expect(notes.count == 1, "refusals are logged once per interval: \(server.logLines.all)")
@@ -35,7 +36,7 @@ import TodayTestSupport
         let servedAgain = try await eventually {
             let again = try RawConnection(port: port)
             again.send(Self.healthz)
-            return again.readAnswer()?.status == 200
+            return await again.readAnswer()?.status == 200
         }
         #expect(servedAgain, "a freed place is served again")
     }

@@ -28,7 +28,7 @@ import TodayStore
         let server = try TestServer()
         let client = Client(server: server)
         try await client.create(["uid": "u1", "id": "s1"])
-        let second = try cli.run(["serve", "--port", "0", "--db", server.databasePath])
+        let second = try await cli.run(["serve", "--port", "0", "--db", server.databasePath])
         expectRefused(second, path: server.databasePath, saying: "in use by another todaysim (pid \(getpid()))")
         // The first server is unaffected and, once stopped, lets the next one in.
         #expect((try await client.post("/v1/sessions/s1/gestures", ["type": "pull", "requestId": "p1"])).status == 200)
@@ -37,7 +37,7 @@ import TodayStore
         #expect((try await Client(server: server).get("/v1/sessions/s1"))["version"] == 2)
     }
 
-    @Test func anotherProgramsDatabaseIsRefusedUntouched() throws {
+    @Test func anotherProgramsDatabaseIsRefusedUntouched() async throws {
         let directory = try cli.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("theirs.sqlite").path
@@ -47,17 +47,17 @@ import TodayStore
         }
         let before = try snapshot(directory)
         #expect(before.keys.sorted() == ["theirs.sqlite"])
-        expectRefused(try cli.run(["serve", "--port", "0", "--db", path]), path: path, saying: "another program")
+        expectRefused(try await cli.run(["serve", "--port", "0", "--db", path]), path: path, saying: "another program")
         #expect(try snapshot(directory) == before, "not switched to WAL, no tables, no -wal/-shm, no lock file")
 
         // Marked by another program: refused from the header alone.
         let marked = directory.appendingPathComponent("marked.sqlite").path
         do { try Database(path: marked).execute("PRAGMA application_id = 42; CREATE TABLE t (x)") }
-        expectRefused(try cli.run(["serve", "--port", "0", "--db", marked]), path: marked, saying: "application_id 42")
+        expectRefused(try await cli.run(["serve", "--port", "0", "--db", marked]), path: marked, saying: "application_id 42")
 
         let text = directory.appendingPathComponent("notes.txt")
         try Data(String(repeating: "not a database\n", count: 20).utf8).write(to: text)
-        expectRefused(try cli.run(["serve", "--port", "0", "--db", text.path]), path: text.path, saying: "not an SQLite database")
+        expectRefused(try await cli.run(["serve", "--port", "0", "--db", text.path]), path: text.path, saying: "not an SQLite database")
         #expect(try Data(contentsOf: text) == Data(String(repeating: "not a database\n", count: 20).utf8))
     }
 
@@ -84,12 +84,12 @@ import TodayStore
         try file.seek(toOffset: UInt64(size / pageSize / 2 * pageSize))
         try file.write(contentsOf: Data(repeating: 0xA5, count: 512))
         try file.close()
-        expectRefused(try cli.run(["serve", "--port", "0", "--db", path]), path: path, saying: "it is damaged (quick_check: ")
+        expectRefused(try await cli.run(["serve", "--port", "0", "--db", path]), path: path, saying: "it is damaged (quick_check: ")
     }
 
     /// Root writes any file, so the server runs as `nobody` here (`setpriv`), as an operator's
     /// service user would, against a file it may read but not write.
-    @Test func aReadOnlyFileIsRefused() throws {
+    @Test func aReadOnlyFileIsRefused() async throws {
         let directory = try cli.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("ro.sqlite").path
@@ -104,10 +104,10 @@ import TodayStore
             let binary = directory.appendingPathComponent("todaysim")
             try FileManager.default.copyItem(at: CLITests.binary, to: binary)
             try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: binary.path)
-            result = try cli.run(["--reuid=65534", "--regid=65534", "--clear-groups", binary.path,
+            result = try await cli.run(["--reuid=65534", "--regid=65534", "--clear-groups", binary.path,
                                   "serve", "--port", "0", "--db", path], executable: URL(fileURLWithPath: "/usr/bin/setpriv"))
         } else {
-            result = try cli.run(["serve", "--port", "0", "--db", path])
+            result = try await cli.run(["serve", "--port", "0", "--db", path])
         }
         expectRefused(result, path: path, saying: "it is read-only for this process")
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)

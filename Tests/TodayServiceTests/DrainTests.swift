@@ -28,7 +28,7 @@ import TodayTestSupport
         let server = try await ServedBinary(["--db", directory.appendingPathComponent("drain.sqlite").path, "--drain-seconds", "600",
                                              "--connection-timeout-seconds", "3600"])
         let port = server.port
-        #expect(try server.answer("POST", "/v1/sessions", body: "{\"uid\":\"u1\",\"id\":\"s1\"}")?.status == 201)
+        #expect(try await server.answer("POST", "/v1/sessions", body: "{\"uid\":\"u1\",\"id\":\"s1\"}")?.status == 201)
 
         // A request in flight: its headers are in (libmicrohttpd says 100 Continue only after
         // handing them to the server), its body not yet, so the stop waits for it.
@@ -36,12 +36,12 @@ import TodayTestSupport
         let inFlight = try RawConnection(port: port)
         inFlight.send("POST /v1/sessions/s1/clock HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
             + "Expect: 100-continue\r\nContent-Length: \(input.utf8.count)\r\n\r\n")
-        #expect(inFlight.readAnswer()?.status == 100, "the server did not take the request's headers")
+        #expect(await inFlight.readAnswer()?.status == 100, "the server did not take the request's headers")
 
         server.process.signal(SIGTERM)
         #expect(await eventually(within: 120) { isRefused(port) }, "new connections are still accepted while the server drains")
         inFlight.send(input)
-        let answer = try #require(inFlight.readAnswer(timeout: 120), "the request in flight at SIGTERM was not answered")
+        let answer = try #require(await inFlight.readAnswer(timeout: 120), "the request in flight at SIGTERM was not answered")
         #expect(answer.status == 200, "\(answer)")
         #expect(answer.closes, "an answer made while stopping keeps its connection open: \(answer.headers)")
         #expect(await server.process.ended(within: 120) == 0, "\(server.errors.all)")
@@ -65,7 +65,7 @@ import TodayTestSupport
         #expect(server.logLines.all.contains { $0.contains("the listening socket stays open") }, "\(server.logLines.all)")
         let late = try RawConnection(port: port)
         late.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
-        #expect(late.readAnswer()?.status == 503, "a connection made while stopping is not refused 503")
+        #expect(await late.readAnswer()?.status == 503, "a connection made while stopping is not refused 503")
         server.stop()
     }
 }

@@ -124,7 +124,7 @@ import TodayHost
         let server = try TestServer()
         let client = Client(server: server)
         try await client.create(["uid": "u1", "id": "s1"])
-        let reply = try client.answer(toHead: "POST /v1/sessions/s1/web-events HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        let reply = try await client.answer(toHead: "POST /v1/sessions/s1/web-events HTTP/1.1\r\nHost: 127.0.0.1\r\n"
             + "Content-Type: application/json\r\nContent-Length: \((1 << 20) + 10)\r\nExpect: 100-continue\r\n\r\n")
         expectProblem(reply, 413, "payload_too_large")
         let after = try await client.get("/v1/sessions/s1")

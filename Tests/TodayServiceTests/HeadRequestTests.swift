@@ -26,8 +26,8 @@ import Testing
             // answer would not parse (or would be the HEAD's body).
             let connection = try RawConnection(port: server.server!.port)
             connection.send("HEAD \(path) HTTP/1.1\r\nHost: t\r\n\r\nGET \(path) HTTP/1.1\r\nHost: t\r\n\r\n")
-            let head = try #require(connection.readAnswer(toHead: true), "\(path): no answer to HEAD")
-            let get = try #require(connection.readAnswer(), "\(path): no answer to the GET after HEAD")
+            let head = try #require(await connection.readAnswer(toHead: true), "\(path): no answer to HEAD")
+            let get = try #require(await connection.readAnswer(), "\(path): no answer to the GET after HEAD")
             #expect(head.status == get.status && get.status == 200, "\(path): \(head.status) against \(get.status)")
             var headHeaders = head.headers, getHeaders = get.headers
             for varying in ["date", "content-length"] {
@@ -51,15 +51,15 @@ import Testing
         for template in Self.streams {
             let connection = try RawConnection(port: server.server!.port)
             connection.send("HEAD \(Self.concretePath(template)) HTTP/1.1\r\nHost: t\r\n\r\n")
-            let head = try #require(connection.readAnswer(toHead: true), "\(template)")
+            let head = try #require(await connection.readAnswer(toHead: true), "\(template)")
             #expect(head.status == 200)
             #expect(head.headers["content-type"] == "text/event-stream")
             #expect(head.headers["content-length"] == nil, "\(template): a stream's length is not known")
-            #expect(connection.closedByServer(), "\(template): the HEAD answer ends")
+            #expect(await connection.closedByServer(), "\(template): the HEAD answer ends")
         }
         let unknown = try RawConnection(port: server.server!.port)
         unknown.send("HEAD /v1/sessions/nobody/events HTTP/1.1\r\nHost: t\r\n\r\n")
-        #expect(unknown.readAnswer(toHead: true)?.status == 404, "the same status as GET")
+        #expect(await unknown.readAnswer(toHead: true)?.status == 404, "the same status as GET")
     }
 
     /// A long poll under HEAD answers the page as it is now instead of waiting up to 30 s.
@@ -69,12 +69,12 @@ import Testing
         try await client.create(["uid": "u1", "id": "s1"])
         let connection = try RawConnection(port: server.server!.port)
         connection.send("HEAD /v1/sessions/s1/timeline?after=99&waitMs=30000 HTTP/1.1\r\nHost: t\r\n\r\n")
-        let head = try #require(connection.readAnswer(timeout: 20, toHead: true), "HEAD waited like the GET would")
+        let head = try #require(await connection.readAnswer(timeout: 20, toHead: true), "HEAD waited like the GET would")
         #expect(head.status == 200)
         #expect(head.headers["etag"] != nil)
         let badWait = try RawConnection(port: server.server!.port)
         badWait.send("HEAD /v1/sessions/s1/timeline?waitMs=99999 HTTP/1.1\r\nHost: t\r\n\r\n")
-        #expect(badWait.readAnswer(toHead: true)?.status == 400, "a bad waitMs is refused as under GET")
+        #expect(await badWait.readAnswer(toHead: true)?.status == 400, "a bad waitMs is refused as under GET")
     }
 
     @Test func aPathWithoutGetRefusesHeadAndGetRoutesListHeadInAllow() async throws {

@@ -146,7 +146,7 @@ import TodayTestSupport
         return lines + violations.map { "violation \($0.sessionId) \(text($0.entry))" }
     }
 
-    @Test func aMigratedStoreReadsBackTheSameAndReplaysKeyedRetries() throws {
+    @Test func aMigratedStoreReadsBackTheSameAndReplaysKeyedRetries() async throws {
         let directory = try cli.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let source = directory.appendingPathComponent("sessions.sqlite").path
@@ -154,7 +154,7 @@ import TodayTestSupport
         let target = try TestPostgres.database()
         let expectedRows = try Self.sqliteRows(source)
 
-        let migrate = try cli.run(["migrate", "--from", source, "--to", target.uri, "--chunk-rows", Self.chunkRows])
+        let migrate = try await cli.run(["migrate", "--from", source, "--to", target.uri, "--chunk-rows", Self.chunkRows])
         #expect(migrate.status == 0, "\(migrate.stderr)")
         let count = { (prefix: String) in expectedRows.filter { $0.hasPrefix(prefix) }.count }
         let violations = expectedRows.count - (expectedRows.firstIndex(of: "violations:") ?? 0) - 1
@@ -197,7 +197,7 @@ import TodayTestSupport
         withExtendedLifetime(target) {}
     }
 
-    @Test func refusesATargetWithSessionsASourceInUseAndAnUnreachableTarget() throws {
+    @Test func refusesATargetWithSessionsASourceInUseAndAnUnreachableTarget() async throws {
         let directory = try cli.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let source = directory.appendingPathComponent("sessions.sqlite").path
@@ -207,7 +207,7 @@ import TodayTestSupport
         try SessionStore.open(target.uri).close()
 
         // A source a server holds: refused before anything is copied.
-        let inUse = try cli.run(["migrate", "--from", source, "--to", target.uri])
+        let inUse = try await cli.run(["migrate", "--from", source, "--to", target.uri])
         #expect(inUse.status == 2)
         #expect(inUse.stderr.hasPrefix("todaysim: cannot migrate: the source \(source): it is in use by another todaysim"), "\(inUse.stderr)")
         held.close()
@@ -221,13 +221,13 @@ import TodayTestSupport
                 VALUES ('migrating/0/s1', 'u1', 2, 'virtual', 0, 1, '\\x00', 0);
             INSERT INTO timeline (session, seq, kind, entry) SELECT ord, 1, 'input', '\\x00' FROM sessions;
             """)
-        let copied = try cli.run(["migrate", "--from", source, "--to", target.uri])
+        let copied = try await cli.run(["migrate", "--from", source, "--to", target.uri])
         #expect(copied.status == 0, "\(copied.stderr)")
         #expect(try connection.execute(sessions).text(0, 0) == "s1")
         #expect(try connection.execute("SELECT count(*) FROM timeline WHERE entry = '\\x00'").text(0, 0) == "0", "the leftover's rows went")
 
         // A target that holds sessions.
-        let again = try cli.run(["migrate", "--from", source, "--to", target.uri])
+        let again = try await cli.run(["migrate", "--from", source, "--to", target.uri])
         #expect(again.status == 2)
         #expect(again.stderr.hasPrefix("todaysim: cannot migrate: postgres://") && again.stderr.contains("already holds 1 session(s)"),
                 "\(again.stderr)")
@@ -235,7 +235,7 @@ import TodayTestSupport
 
         // An unreachable target: one line, no password.
         let secret = "s3cret-Passw0rd"
-        let unreachable = try cli.run(["migrate", "--from", source,
+        let unreachable = try await cli.run(["migrate", "--from", source,
                                        "--to", "postgres://todaysim:\(secret)@127.0.0.1:\(unusedLoopbackPort())/todaysim"])
         #expect(unreachable.status == 2)
         #expect(unreachable.stderr.hasPrefix("todaysim: cannot migrate: "), "\(unreachable.stderr)")
@@ -244,7 +244,7 @@ import TodayTestSupport
 
         // Usage: both ends named, the target a PostgreSQL URI.
         for arguments in [["migrate", "--from", source], ["migrate", "--from", source, "--to", source + ".copy"]] {
-            #expect(try cli.run(arguments).status == 2, "\(arguments)")
+            #expect(try await cli.run(arguments).status == 2, "\(arguments)")
         }
         withExtendedLifetime(target) {}
     }

@@ -17,9 +17,9 @@ struct PostgresFreezeTests {
     static let input = "{\"advanceMs\":100}"
 
     /// `request`'s answer and how long it took; `nil` when none came within `bound`.
-    static func timed(_ request: () throws -> RawConnection.Answer?) rethrows -> (RawConnection.Answer?, TimeInterval) {
+    static func timed(_ request: () async throws -> RawConnection.Answer?) async rethrows -> (RawConnection.Answer?, TimeInterval) {
         let started = Date()
-        let answer = try request()
+        let answer = try await request()
         return (answer, Date().timeIntervalSince(started))
     }
 
@@ -29,32 +29,32 @@ struct PostgresFreezeTests {
     }
 
     @Test func aFrozenDatabaseHoldsNoReadNoWriteAndNoStopForEver() async throws {
-        let postgres = try PostgresServer()
+        let postgres = try await PostgresServer.started()
         // The deadline is generous for the statements that must succeed (a sanitizer build's
         // commit beside a CPU hog); the drain far longer, so the write waiting at SIGTERM is
         // answered by its deadline.
         let server = try await ServedBinary(["--db", postgres.uri, "--statement-timeout-seconds", "10", "--drain-seconds", "600"])
-        #expect(try server.answer("POST", "/v1/sessions", body: "{\"uid\":\"u1\",\"id\":\"s1\"}")?.status == 201)
-        #expect(try server.answer("POST", "/v1/sessions/s1/clock", body: Self.input)?.status == 200)
-        let ready = { (try? server.answer("GET", "/readyz"))??.status == 200 }
+        #expect(try await server.answer("POST", "/v1/sessions", body: "{\"uid\":\"u1\",\"id\":\"s1\"}")?.status == 201)
+        #expect(try await server.answer("POST", "/v1/sessions/s1/clock", body: Self.input)?.status == 200)
+        let ready = { () async -> Bool in (try? await server.answer("GET", "/readyz"))??.status == 200 }
 
         // A read: its version check waits on a reader connection.
         var frozen = try postgres.freeze()
         defer { frozen.thaw() }
-        let (read, readSeconds) = try Self.timed { try server.answer("GET", "/v1/sessions/s1", timeout: Self.bound) }
+        let (read, readSeconds) = try await Self.timed { try await server.answer("GET", "/v1/sessions/s1", timeout: Self.bound) }
         Self.expectUnavailable(read, "a read of a frozen database")
         frozen.thaw()
-        #expect(await eventually(within: Self.bound) { ready() }, "readiness did not return after the database thawed")
+        #expect(await eventually(within: Self.bound) { await ready() }, "readiness did not return after the database thawed")
 
         // A write: its transaction waits on the write connection. It was not applied.
         frozen = try postgres.freeze()
-        let (write, writeSeconds) = try Self.timed {
-            try server.answer("POST", "/v1/sessions/s1/clock", body: Self.input, headers: ["Idempotency-Key: k1"], timeout: Self.bound)
+        let (write, writeSeconds) = try await Self.timed {
+            try await server.answer("POST", "/v1/sessions/s1/clock", body: Self.input, headers: ["Idempotency-Key: k1"], timeout: Self.bound)
         }
         Self.expectUnavailable(write, "a write to a frozen database")
         frozen.thaw()
-        #expect(await eventually(within: Self.bound) { ready() }, "readiness did not return after the database thawed")
-        #expect(try server.answer("GET", "/v1/sessions/s1")?.json["version"] == 2, "the refused write was applied")
+        #expect(await eventually(within: Self.bound) { await ready() }, "readiness did not return after the database thawed")
+        #expect(try await server.answer("GET", "/v1/sessions/s1")?.json["version"] == 2, "the refused write was applied")
 
         // The stop, with a write waiting on the frozen database when SIGTERM comes.
         frozen = try postgres.freeze()
@@ -64,14 +64,14 @@ struct PostgresFreezeTests {
         let waiting = try RawConnection(port: server.port)
         waiting.send("POST /v1/sessions/s1/clock HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
             + "Expect: 100-continue\r\nContent-Length: \(Self.input.utf8.count)\r\n\r\n")
-        #expect(waiting.readAnswer()?.status == 100, "the server did not take the request's headers")
+        #expect(await waiting.readAnswer()?.status == 100, "the server did not take the request's headers")
         waiting.send(Self.input)
         server.process.signal(SIGTERM)
         let stopped = Date()
         let status = await server.process.ended(within: Self.bound)
         let stopSeconds = Date().timeIntervalSince(stopped)
         #expect(status == 0, "the server did not stop within \(Self.bound) s of SIGTERM with the database frozen: \(server.errors.all)")
-        #expect(waiting.readAnswer(timeout: Self.bound)?.status == 503, "the write waiting at SIGTERM was not answered 503")
+        #expect(await waiting.readAnswer(timeout: Self.bound)?.status == 503, "the write waiting at SIGTERM was not answered 503")
         let said = { (answer: RawConnection.Answer?) in answer.map { "\($0.status)" } ?? "no answer" }
         print("frozen PostgreSQL: read \(said(read)) after \(readSeconds) s, write \(said(write)) after \(writeSeconds) s, "
             + "stop \(status.map { "exit \($0)" } ?? "still running") after \(stopSeconds) s")

@@ -38,7 +38,7 @@ struct PostgresOutageTests {
     }
 
     @Test func aStoppedDatabaseIsAnsweredAtOnceAndReadinessReturnsByItself() async throws {
-        let postgres = try PostgresServer()
+        let postgres = try await PostgresServer.started()
         // The server trusts loopback and ignores the password: what matters is that it is never shown.
         let uri = postgres.uri.replacingOccurrences(of: "//postgres@", with: "//postgres:\(Self.password)@")
         #expect(uri.contains(Self.password))
@@ -47,7 +47,7 @@ struct PostgresOutageTests {
         try await client.create(["uid": "u1", "id": "s1"])
         #expect(try await Self.advance(client, key: "k0").status == 200)
 
-        try postgres.stop()
+        try await postgres.stop()
         // No request comes: readiness finds out by itself.
         #expect(try await eventually(within: 60) { try await client.get("/readyz").json == Self.unreachable })
         let ready = try await client.get("/readyz")
@@ -66,7 +66,7 @@ struct PostgresOutageTests {
             #expect(reply.header("Retry-After") != nil)
         }
 
-        try postgres.start()
+        try await postgres.start()
         // Only readiness is asked: it comes back without a write to carry it.
         #expect(try await eventually(within: 120) { try await client.get("/readyz").status == 200 })
         #expect(try await client.get("/readyz").json == ["status": "ok", "storage": "ok"])
@@ -92,11 +92,11 @@ struct PostgresOutageTests {
     /// front of a dead one): a connection attempt lasts libpq's connect timeout, and no request
     /// may spend it.
     @Test func aDatabaseThatNeverAnswersHoldsNoRequest() async throws {
-        let postgres = try PostgresServer()
+        let postgres = try await PostgresServer.started()
         let server = try TestServer(database: postgres.uri + Self.connectTimeout)
         let client = Client(server: server)
         try await client.create(["uid": "u1", "id": "s1"])
-        try postgres.stop()
+        try await postgres.stop()
         let silent = try SilentListener(port: try #require(URLComponents(string: postgres.uri)?.port))
         for index in 1...4 {
             let reply = try await Self.quick("input \(index)") { try await Self.advance(client, key: "k\(index)") }
@@ -107,7 +107,7 @@ struct PostgresOutageTests {
         }
         #expect(try await client.get("/readyz").json == Self.unreachable)
         silent.close()
-        try postgres.start()
+        try await postgres.start()
         #expect(try await eventually(within: 120) { try await client.get("/readyz").status == 200 })
         #expect(try await Self.advance(client, key: "k1").status == 200)
         #expect(try await client.get("/v1/sessions/s1")["version"] == 2, "the refused inputs were not applied")

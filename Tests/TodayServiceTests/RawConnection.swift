@@ -1,12 +1,15 @@
 import Foundation
 import TodayHost
+import TodayTestSupport
 
 /// One TCP connection to the test server that sends exactly the bytes a test gives it — for
 /// what an HTTP client library would refuse or repair (duplicate or conflicting framing
 /// headers, a bare CR, a second request hidden in a body) and for watching a connection being
 /// kept or closed.
-final class RawConnection {
-    struct Answer: CustomStringConvertible {
+/// Reads wait on a thread of their own (`offThePool`), never on the cooperative pool; one task
+/// uses a connection at a time.
+final class RawConnection: @unchecked Sendable {
+    struct Answer: CustomStringConvertible, Sendable {
         var status: Int
         /// Lowercased names.
         var headers: [String: String]
@@ -54,7 +57,17 @@ final class RawConnection {
     /// complete arrives) within `timeout`. `toHead`: the answer to a HEAD, which ends with its
     /// headers whatever its `Content-Length` says. The default deadline only tells "answered" from
     /// "never": no healthy answer comes near 60 s, even under a sanitizer beside a CPU hog.
-    func readAnswer(timeout: TimeInterval = 60, toHead: Bool = false) -> Answer? {
+    func readAnswer(timeout: TimeInterval = 60, toHead: Bool = false) async -> Answer? {
+        await offThePool { self.waitForAnswer(timeout: timeout, toHead: toHead) }
+    }
+
+    /// Whether the server closes the connection within `timeout` (after any answers it sends,
+    /// which are dropped).
+    func closedByServer(timeout: TimeInterval = 60) async -> Bool {
+        await offThePool { self.waitForClose(timeout: timeout) }
+    }
+
+    private func waitForAnswer(timeout: TimeInterval, toHead: Bool) -> Answer? {
         let deadline = Date(timeIntervalSinceNow: timeout)
         while true {
             if let answer = takeAnswer(toHead: toHead) { return answer }
@@ -62,9 +75,7 @@ final class RawConnection {
         }
     }
 
-    /// Whether the server closes the connection within `timeout` (after any answers it sends,
-    /// which are dropped).
-    func closedByServer(timeout: TimeInterval = 60) -> Bool {
+    private func waitForClose(timeout: TimeInterval) -> Bool {
         let deadline = Date(timeIntervalSinceNow: timeout)
         while receive(until: deadline) { buffer.removeAll() }
         return Date() < deadline

@@ -133,14 +133,14 @@ struct ReplicaWakeTests {
     }
 
     @Test func afterTheDatabaseRestartsALongPollWakesAcrossServersAgain() async throws {
-        let postgres = try PostgresServer()
+        let postgres = try await PostgresServer.started()
         let replicas = try Replicas(uri: postgres.uri)
         let (a, b) = replicas.clients
         try await a.create(["uid": "u1", "id": "s1"])
         let listening = LockedLines()
         replicas.a.store!.observeUnknownChanges { listening.append("unknown") }
-        try postgres.stop()
-        try postgres.start()
+        try await postgres.stop()
+        try await postgres.start()
         #expect(await eventually { !listening.all.isEmpty }, "A listens again")
         #expect(await eventually { (try? await a.get("/v1/sessions/s1").status) == 200 }, "A reads again")
         #expect(await eventually { (try? await b.post("/v1/sessions/s1/clock", ["advanceMs": 1]).status) == 200 }, "B writes again")

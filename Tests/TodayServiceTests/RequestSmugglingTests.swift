@@ -21,11 +21,11 @@ import TodayHost
         let server = try TestServer()
         let connection = try RawConnection(port: server.server!.port)
         connection.send(request)
-        let answer = connection.readAnswer()
+        let answer = await connection.readAnswer()
         #expect(answer?.status == status, "\(answer.map(String.init(describing:)) ?? "no answer")", sourceLocation: sourceLocation)
         #expect(answer?.json["code"] == .string(code), sourceLocation: sourceLocation)
         #expect(answer?.closes == true, "the refusal says Connection: close", sourceLocation: sourceLocation)
-        #expect(connection.closedByServer(), "the connection stays open after the refusal", sourceLocation: sourceLocation)
+        #expect(await connection.closedByServer(), "the connection stays open after the refusal", sourceLocation: sourceLocation)
         let client = Client(server: server)
         #expect(try await client.get("/v1/sessions/smuggled").status == 404, "the hidden request ran", sourceLocation: sourceLocation)
         #expect(try await client.get("/v1/sessions/s1").status == 404, "the refused request was applied", sourceLocation: sourceLocation)
@@ -48,10 +48,10 @@ import TodayHost
         let connection = try RawConnection(port: server.server!.port)
         let length = Self.body.utf8.count
         connection.send(post("Content-Length: \(length)\r\nContent-Length: \(length)\r\n", Self.body))
-        let created = try #require(connection.readAnswer())
+        let created = try #require(await connection.readAnswer())
         #expect(created.status == 201 && !created.closes, "\(created)")
         connection.send("GET /v1/sessions/s1 HTTP/1.1\r\nHost: x\r\n\r\n")
-        #expect(connection.readAnswer()?.status == 200, "the kept connection serves the next request")
+        #expect(await connection.readAnswer()?.status == 200, "the kept connection serves the next request")
     }
 
     @Test func contentLengthWithChunkedIs400AndTheHiddenRequestNeverRuns() async throws {
@@ -88,7 +88,7 @@ import TodayHost
         let connection = try RawConnection(port: server.server!.port)
         let chunk = String(Self.body.utf8.count, radix: 16) + "\r\n" + Self.body + "\r\n0\r\n\r\n"
         connection.send(post("Transfer-Encoding: Chunked\r\n", chunk))
-        #expect(connection.readAnswer()?.status == 201)
+        #expect(await connection.readAnswer()?.status == 201)
     }
 
     @Test func theFramingRulesOnHeaderLists() {

@@ -28,12 +28,12 @@ final class ServedBinary {
 
     /// One request on a connection of its own, its answer (`nil`: none within `timeout`).
     func answer(_ method: String, _ path: String, body: String? = nil, headers: [String] = [],
-                timeout: TimeInterval = 60) throws -> RawConnection.Answer? {
+                timeout: TimeInterval = 60) async throws -> RawConnection.Answer? {
         let connection = try RawConnection(port: port)
         var request = "\(method) \(path) HTTP/1.1\r\nHost: x\r\n" + headers.map { $0 + "\r\n" }.joined()
         if let body { request += "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n" }
         connection.send(request + "\r\n" + (body ?? ""))
-        return connection.readAnswer(timeout: timeout)
+        return await connection.readAnswer(timeout: timeout)
     }
 
     /// The server's standard error, read on its own thread (never on the cooperative pool) to

@@ -24,17 +24,17 @@ import TodayTestSupport
         let connection = try RawConnection(port: server.server!.port)
         let input = "POST /v1/sessions/s1/clock HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 17\r\n\r\n{\"advanceMs\":100}"
         connection.send(input)
-        let first = try #require(connection.readAnswer())
+        let first = try #require(await connection.readAnswer())
         #expect(first.status == 200 && !first.closes, "the first input is answered on a kept-alive connection")
 
         server.server!.beginStopping()
         connection.send(input)
-        let refused = try #require(connection.readAnswer(), "a request after the stop began got no answer")
+        let refused = try #require(await connection.readAnswer(), "a request after the stop began got no answer")
         #expect(refused.status == 503)
         #expect(refused.json["code"] == "shutting_down", "\(String(decoding: refused.body, as: UTF8.self))")
         #expect(refused.closes, "the refusal closes the connection: \(refused.headers)")
         #expect(refused.headers["retry-after"] == "1")
-        #expect(connection.closedByServer(), "the server keeps the connection open after refusing")
+        #expect(await connection.closedByServer(), "the server keeps the connection open after refusing")
 
         try server.restart()
         let view = try await Client(server: server).get("/v1/sessions/s1")
@@ -47,7 +47,7 @@ import TodayTestSupport
 
         server.server!.beginStopping()
         server.service!.stop()
-        let answer = try #require(connection.readAnswer(), "the parked long poll got no answer at the stop")
+        let answer = try #require(await connection.readAnswer(), "the parked long poll got no answer at the stop")
         #expect(answer.status == 200, "a request in flight is finished, not refused")
         #expect(answer.closes, "an answer made while stopping keeps its connection open: \(answer.headers)")
         server.server!.stop()
@@ -66,7 +66,7 @@ import TodayTestSupport
         // Bounded, not timed: a stop that waited for the long poll's 30 s would pass 120 s only
         // on a machine no healthy run is on; the grace is 0.3 s.
         #expect(Date().timeIntervalSince(began) < 120, "the stop is bounded")
-        let answer = try #require(connection.readAnswer(), "the parked long poll got no answer at the stop")
+        let answer = try #require(await connection.readAnswer(), "the parked long poll got no answer at the stop")
         #expect(answer.status == 503)
         #expect(answer.json["code"] == "shutting_down", "\(String(decoding: answer.body, as: UTF8.self))")
         #expect(server.logLines.all.contains { $0.contains("1 parked requests were not ready") }, "\(server.logLines.all)")

@@ -271,15 +271,20 @@ func expectProblem(_ reply: Client.Reply, _ status: Int, _ code: String, field: 
 
 extension Client {
     /// Sends only a request's head on a fresh connection and reads the answer until the server
-    /// closes it (30 s at most), as a client that announced a body with `Expect: 100-continue`
+    /// closes it (60 s at most), as a client that announced a body with `Expect: 100-continue`
     /// waits for the answer before sending it. For what the server decides from the head alone:
     /// a client that sent the body at once could hit the close (EPIPE, then a reset that drops
-    /// the answer) whenever the machine is slow enough that the answer comes mid-body.
-    func answer(toHead head: String) throws -> Reply {
+    /// the answer) whenever the machine is slow enough that the answer comes mid-body. The read
+    /// waits on a thread of its own (`offThePool`).
+    func answer(toHead head: String) async throws -> Reply {
+        try await offThePool { try answerWaiting(toHead: head) }
+    }
+
+    private func answerWaiting(toHead head: String) throws -> Reply {
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socket >= 0 else { throw ClientError.unexpected(0, "socket: errno \(errno)") }
         defer { close(socket) }
-        var timeout = timeval(tv_sec: 30, tv_usec: 0)
+        var timeout = timeval(tv_sec: 60, tv_usec: 0)
         setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)

@@ -24,8 +24,8 @@ import TodayTestSupport
         return box.result!
     }
 
-    @Test func aCommitWhoseAnswerIsLostIsNotAcknowledgedAndReadBackAsStored() throws {
-        try TestPostgres.withDatabase { uri in
+    @Test func aCommitWhoseAnswerIsLostIsNotAcknowledgedAndReadBackAsStored() async throws {
+        try await TestPostgres.withDatabase { uri in
             let store = try SessionStore.open(uri)
             defer { store.close() }
             _ = try store.create(id: "s1", config: SessionConfig(uid: "u1"))
@@ -44,7 +44,7 @@ import TodayTestSupport
                 return
             }
             #expect(store.health.snapshot.state == .unreachable)
-            #expect(eventuallyOnThisThread(pollMs: 20) { store.health.snapshot.state == .ok }, "the background connects again")
+            #expect(await eventually { store.health.snapshot.state == .ok }, "the background connects again")
 
             // PostgreSQL did commit it: read back from the database, not from the cache (which
             // still holds version 2).

@@ -21,18 +21,18 @@ import TodayTestSupport
         }
     }
 
-    @Test func aServerStoppedUnderALiveConnectionIsAConnectionLost() throws {
-        let server = try PostgresServer()
+    @Test func aServerStoppedUnderALiveConnectionIsAConnectionLost() async throws {
+        let server = try await PostgresServer.started()
         let connection = try PostgresConnection(uri: server.uri)
         #expect(try connection.execute("SELECT 1").int64(0, 0) == 1)
-        try server.stop()
+        try await server.stop()
         for _ in 0..<2 {
             let error = #expect(throws: PostgresError.self) { try connection.execute("SELECT 1") }
             #expect(error?.isConnectionLost == true, "\(error.map(String.init(describing:)) ?? "")")
         }
         #expect(connection.isBroken)
         // Started again, the same URI reaches it (a restart keeps the port).
-        try server.start()
+        try await server.start()
         #expect(try PostgresConnection(uri: server.uri).execute("SELECT 2").int64(0, 0) == 2)
     }
 

@@ -109,14 +109,14 @@ import TodayTestSupport
     /// A database restart ends the listening connection; it is opened again, and the first
     /// news after it is that anything may have changed. Closing the store ends its thread.
     @Test func afterADatabaseRestartTheStoresHearEachOtherAgain() async throws {
-        let postgres = try PostgresServer()
+        let postgres = try await PostgresServer.started()
         let first = try SessionStore.open(postgres.uri)
         let second = try SessionStore.open(postgres.uri)
         let heard = Heard(first)
         _ = try second.create(id: "before", config: SessionConfig(uid: "u1"))
         #expect(await eventually { heard.count("before") == 1 })
-        try postgres.stop()
-        try postgres.start()
+        try await postgres.stop()
+        try await postgres.start()
         #expect(await eventually { heard.unknownChanges >= 1 }, "listening again")
         #expect(await eventually { (try? second.create(id: "after", config: SessionConfig(uid: "u1"))) != nil },
                 "the other store writes again")

@@ -13,10 +13,9 @@ public func eventually(within seconds: Double = 30, _ condition: () async throws
     }
 }
 
-/// `eventually` without a task: polls `condition` on this thread every `pollMs` until it holds
-/// or `seconds` pass. For a test that must act within a window the server gives it (a 5 s drain,
-/// a 5 s statement deadline): on a loaded machine (a sanitizer run) a waiting task may resume
-/// only after such a window has closed.
+/// `eventually` for code that is not async: polls `condition` on this thread every `pollMs` until
+/// it holds or `seconds` pass. It holds its thread while it polls; a test task uses `eventually`
+/// (or waits in `offThePool`), which gives its thread of the cooperative pool back.
 @discardableResult
 public func eventuallyOnThisThread(within seconds: Double = 30, pollMs: UInt32 = 5, _ condition: () throws -> Bool) rethrows -> Bool {
     let deadline = Date().addingTimeInterval(seconds)

@@ -9,25 +9,39 @@ public final class PostgresServer: @unchecked Sendable {
     /// `postgres://postgres@127.0.0.1:PORT/todaysim`; the same across `stop()` and `start()`.
     public private(set) var uri: String
 
-    /// Starts a new server in a new folder under the temporary directory.
+    /// Starts a new server in a new folder under the temporary directory, waiting on this thread
+    /// (`initdb` and the start take seconds): a test uses `started()`.
     public init() throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("todaysim-pg-\(UUID().uuidString)").path
         uri = ""
-        try start()
+        try startWaiting()
+    }
+
+    /// A new server, started on a thread of its own (`offThePool`).
+    public static func started() async throws -> PostgresServer {
+        try await offThePool { try PostgresServer() }
     }
 
     deinit {
-        try? stop()
+        try? stopWaiting()
         try? FileManager.default.removeItem(atPath: directory)
     }
 
-    /// Starts the server, or starts it again after `stop()` (same cluster, same port).
-    public func start() throws {
-        uri = try Self.script(["start", directory, "--until-exit-of", String(getpid())])
+    /// Starts the server again after `stop()` (same cluster, same port).
+    public func start() async throws {
+        try await offThePool { try self.startWaiting() }
     }
 
     /// Fast shutdown: open connections are ended (clients see a lost connection).
-    public func stop() throws {
+    public func stop() async throws {
+        try await offThePool { try self.stopWaiting() }
+    }
+
+    private func startWaiting() throws {
+        uri = try Self.script(["start", directory, "--until-exit-of", String(getpid())])
+    }
+
+    private func stopWaiting() throws {
         _ = try Self.script(["stop", directory])
     }
 

@@ -24,6 +24,13 @@ public enum TestPostgres {
         return try withExtendedLifetime(database) { try body(database.uri) }
     }
 
+    /// `withDatabase` for a body that waits.
+    public static func withDatabase<T>(_ body: (String) async throws -> T) async throws -> T {
+        let database = try database()
+        defer { withExtendedLifetime(database) {} }
+        return try await body(database.uri)
+    }
+
     /// The URI of the server's maintenance database, from the environment or a server started
     /// now (once per process: a static `let` is initialized once, under a lock).
     static let adminURI: Result<String, any Error> = Result {
