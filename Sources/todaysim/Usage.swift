@@ -20,6 +20,7 @@ enum Usage {
                               call the API, CORS for the browser bridge /bridge.js; * for any;
                               none by default)
                todaysim migrate --from PATH.sqlite --to postgres://… [--chunk-rows 1000]
+        \(verifyHostLine)
         \(clientLines.map { "       " + $0 }.joined(separator: "\n"))
                todaysim --help | --version | COMMAND --help
         """
@@ -35,6 +36,7 @@ enum Usage {
         database that holds no session: sessions, timelines, request ledgers, violations and
         idempotency keys, in transactions of --chunk-rows rows, shown all at once by the last one
         (a failed copy shows nothing; run it again). Prints one summary line.
+        \(verifyHostAbout)
         \(clientAbout)
 
         environment:
@@ -51,7 +53,32 @@ enum Usage {
           migrate           0 copied; 1 the copy failed partway (nothing of it is shown); 2 a bad
                             flag, or refused before copying (the source missing, in use or not
                             todaysim's; the target unreachable, newer or holding sessions)
+        \(verifyHostExitCodes)
         \(clientExitCodes)
+        """
+
+    /// `verify-host --help`.
+    static let verifyHost = """
+        usage: \(verifyHostCommand)
+
+        \(verifyHostAbout)
+
+        exit codes:
+        \(verifyHostExitCodes)
+        """
+
+    private static let verifyHostCommand = "todaysim verify-host FILE|- [--junit] [--tolerance-ms N]"
+    private static let verifyHostLine = "       " + verifyHostCommand
+
+    private static let verifyHostAbout = """
+        verify-host: judges a real app's host trace (docs/TRACES.md) against the rules, without a
+        server: replays its inputs on a virtual session and prints the verdict as JSON (--junit: as
+        JUnit XML). --tolerance-ms replaces the trace's own tolerance (0-10000). - reads stdin.
+        """
+
+    private static let verifyHostExitCodes = """
+          verify-host       0 the host conforms; 1 the verdict lists divergences; 2 a bad trace (one
+                            line: the trace's line and what is wrong) or usage
         """
 
     /// `timeline --help` and `report --help`.

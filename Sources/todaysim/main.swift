@@ -41,6 +41,8 @@ enum CommandLineInterface {
             return serve(parse(Array(arguments.dropFirst())))
         case "migrate":
             return MigrateCommand.run(Array(arguments.dropFirst()))
+        case "verify-host":
+            return VerifyHostCommand.run(Array(arguments.dropFirst()))
         case "timeline":
             return ClientCommands.timeline(Array(arguments.dropFirst()))
         case "report":

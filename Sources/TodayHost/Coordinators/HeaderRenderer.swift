@@ -59,7 +59,7 @@ public struct HeaderRenderer: Codable, Equatable, Sendable {
         let previousId = self.requestId
         state = .refreshing(requestId: requestId, watchdog: now.deadline(after: watchdogMs))
         if from == .refreshing, previousId == requestId { return [] }
-        return [.header(from: from, to: .refreshing, requestId: requestId)]
+        return [.header(from: from, to: .refreshing, requestId: requestId, rule: .h12)]
     }
 
     /// H13: a result settles the header only when it carries the header's own id.
@@ -69,13 +69,13 @@ public struct HeaderRenderer: Codable, Equatable, Sendable {
             switch status {
             case .succeeded:
                 state = .updated(requestId: requestId, hide: now.deadline(after: settleMs))
-                return [.header(from: .refreshing, to: .updated, requestId: requestId)]
+                return [.header(from: .refreshing, to: .updated, requestId: requestId, rule: .h13)]
             case .failed:
                 state = .failed(requestId: requestId, hide: now.deadline(after: settleMs))
-                return [.header(from: .refreshing, to: .failed, requestId: requestId)]
+                return [.header(from: .refreshing, to: .failed, requestId: requestId, rule: .h13)]
             case .cancelled, .unsupported, .other:
                 state = .hidden
-                return [.header(from: .refreshing, to: .hidden, requestId: requestId)]
+                return [.header(from: .refreshing, to: .hidden, requestId: requestId, rule: .h13)]
             }
         case .hidden, .refreshing, .updated, .failed:
             return []
@@ -86,20 +86,21 @@ public struct HeaderRenderer: Codable, Equatable, Sendable {
     mutating func timerFired(_ kind: TimerKind) -> [Effect] {
         switch (state, kind) {
         case (.refreshing, .headerWatchdog), (.updated, .headerHide), (.failed, .headerHide):
-            return clear()
+            return clear(.h13)
         case (.hidden, _), (.refreshing, _), (.updated, _), (.failed, _):
             return []
         }
     }
 
     /// H14: navigation, content termination, account switch and teardown hide the header and
-    /// cancel its timers.
-    mutating func clear() -> [Effect] {
+    /// cancel its timers. `rule`: what hides it (H14 those, H13 its own timers, H6 a deadline
+    /// that reloads nothing).
+    mutating func clear(_ rule: Rule) -> [Effect] {
         let from = phase
         let requestId = self.requestId
         state = .hidden
         if from == .hidden { return [] }
-        return [.header(from: from, to: .hidden, requestId: requestId)]
+        return [.header(from: from, to: .hidden, requestId: requestId, rule: rule)]
     }
 }
 

@@ -37,7 +37,7 @@ public struct PullSpinner: Codable, Equatable, Sendable {
     /// H10: the newest gesture owns the spinner; its watchdog runs from this gesture.
     mutating func pullGesture(requestId: String, at now: Instant, watchdogMs: Millis) -> [Effect] {
         state = .refreshing(requestId: requestId, watchdog: now.deadline(after: watchdogMs))
-        return [.pull(state: .refreshing, outcome: nil, requestId: requestId)]
+        return [.pull(state: .refreshing, outcome: nil, requestId: requestId, rule: .h10)]
     }
 
     /// H11: a host-made reload carries a spinner that is still up, keeping its watchdog.
@@ -47,7 +47,7 @@ public struct PullSpinner: Codable, Equatable, Sendable {
             return []
         case let .refreshing(_, watchdog):
             state = .refreshing(requestId: requestId, watchdog: watchdog)
-            return [.pull(state: .refreshing, outcome: nil, requestId: requestId)]
+            return [.pull(state: .refreshing, outcome: nil, requestId: requestId, rule: .h11)]
         }
     }
 
@@ -75,7 +75,7 @@ public struct PullSpinner: Codable, Equatable, Sendable {
         case let .refreshing(requestId, _):
             state = .idle
             lastOutcome = outcome
-            return [.pull(state: .idle, outcome: outcome, requestId: requestId)]
+            return [.pull(state: .idle, outcome: outcome, requestId: requestId, rule: .h11)]
         }
     }
 }

@@ -33,7 +33,7 @@ public struct SoftRefresh: Codable, Equatable, Sendable {
             ("type", "todayPage.refreshRequested"), ("schemaVersion", 1), ("requestId", .string(requestId)),
         ]
         if let reason { payload.append(("reason", .string(reason.rawValue))) }
-        return [.emit(type: "todayPage.refreshRequested", requestId: requestId, payload: .object(payload))]
+        return [.emit(type: "todayPage.refreshRequested", requestId: requestId, payload: .object(payload), rule: reason.requestRule)]
     }
 
     /// H7: consumes one request; the deadline goes with the last one.

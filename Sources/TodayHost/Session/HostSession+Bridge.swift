@@ -25,6 +25,7 @@ extension HostSession {
         if let reason = outcome.reason { data.append(("reason", .string(reason))) }
         if case let .rejected(rejection) = outcome { data.append(("field", .string(rejection.field))) }
         log.entries[bridgeEntry].data = .object(data)
+        log.entries[bridgeEntry].rule = outcome.rule(forType: type)
         // Every todayPage.* event resolves `undefined` (H21).
         return (outcome, resolution)
     }

@@ -79,15 +79,15 @@ extension HostSession {
     func visibility(_ visible: Bool) -> [Effect] {
         ["webView.visibilityWillChange", "webView.visibilityChanged"].map { type in
             .emit(type: type, requestId: nil,
-                  payload: ["type": .string(type), "schemaVersion": 1, "visible": .bool(visible)])
+                  payload: ["type": .string(type), "schemaVersion": 1, "visible": .bool(visible)], rule: .h15)
         }
     }
 
     /// H18: the header clears, pending requests are cancelled, and it counts as a failure.
     mutating func webContentTerminated(callerRequestId: String?, _ log: inout StepLog) {
-        record(header.clear(), &log)
+        record(header.clear(.h14), &log)
         for request in refresh.consumeAll() {
-            settle(request.requestId, .cancelled, reason: request.reason, &log)
+            settle(request.requestId, .cancelled, reason: request.reason, rule: .h18, &log)
         }
         document.terminated()
         if recovery.spend() {
@@ -113,8 +113,8 @@ extension HostSession {
     /// H20: every timer stops, every UI settles, every open request (the document's own reload
     /// id too) ends `cancelled`, and the session closes.
     mutating func tearDown(_ log: inout StepLog) {
-        record(header.clear(), &log)
-        cancelOpenRequests(&log)
+        record(header.clear(.h14), &log)
+        cancelOpenRequests(.h20, &log)
         record(pull.end(.cancelled), &log)
         _ = liveWidgetSheet.dismiss()
         dismissDialog(&log)

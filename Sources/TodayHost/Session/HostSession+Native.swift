@@ -57,6 +57,6 @@ extension HostSession {
         case let .scrollToSection(batchId, _, _):
             guard !batchId.isEmpty else { throw .invalidField("batchId", "must be a non-empty string") }
         }
-        record([.emit(type: command.typeName, requestId: nil, payload: command.payload)], &log)
+        record([.emit(type: command.typeName, requestId: nil, payload: command.payload, rule: .h28)], &log)
     }
 }

@@ -14,15 +14,16 @@ extension HostSession {
 
     /// A native request reached its end: on the timeline and in the ledger. `answered` when
     /// Web's result settled it.
+    /// `rule`: what settled it (H7 an answer, H6 the deadline, H3, H18 or H20 a cancel).
     mutating func settle(_ requestId: String, _ outcome: RequestOutcome, reason: RefreshReason?, answered: Bool = false,
-                         _ log: inout StepLog) {
+                         rule: Rule, _ log: inout StepLog) {
         let settledAt = nowMs
         log.ledger.update(requestId) { record in
             record.outcome = outcome
             record.settledAtMs = settledAt
             if answered { record.answeredAtMs = settledAt }
         }
-        record([.requestSettled(requestId: requestId, outcome: outcome, reason: reason)], &log)
+        record([.requestSettled(requestId: requestId, outcome: outcome, reason: reason, rule: rule)], &log)
     }
 
     /// H7, H8: a well-formed `todayPage.refreshResult`.
@@ -33,11 +34,11 @@ extension HostSession {
 
         let nativeOwned: Bool
         if let request = refresh.consume(requestId) {
-            settle(requestId, result.status.outcome, reason: request.reason, answered: true, &log)
+            settle(requestId, result.status.outcome, reason: request.reason, answered: true, rule: .h7, &log)
             nativeOwned = true
         } else if document.ownedRequestId == requestId {
             document.resultArrived()
-            settle(requestId, result.status.outcome, reason: nil, answered: true, &log)
+            settle(requestId, result.status.outcome, reason: nil, answered: true, rule: .h7, &log)
             nativeOwned = true
         } else if header.owner == requestId || pull.owner == requestId {
             // A Web-minted id: its UIs settle, the budget is Web's own business (H9).
@@ -77,7 +78,7 @@ extension HostSession {
     mutating func softRefreshDeadlineExpired(_ log: inout StepLog) {
         let expired = refresh.consumeAll()
         for request in expired {
-            settle(request.requestId, .timedOut, reason: request.reason, &log)
+            settle(request.requestId, .timedOut, reason: request.reason, rule: .h6, &log)
             monitorUnanswered(request, &log)
         }
         if recovery.spend() {
@@ -86,7 +87,7 @@ extension HostSession {
         }
         for request in expired {
             record(pull.requestConsumed(requestId: request.requestId, outcome: .timedOut), &log)
-            if header.owner == request.requestId { record(header.clear(), &log) }
+            if header.owner == request.requestId { record(header.clear(.h6), &log) }
         }
     }
 
@@ -106,20 +107,21 @@ extension HostSession {
     /// H3: every navigation consumes the pending requests (`cancelled`) and the outgoing
     /// document's own id, cancels the deadline, clears the header and shows the overlay.
     mutating func navigate(url: String, requestId: String?, cause: LoadCause, _ log: inout StepLog) {
-        cancelOpenRequests(&log)
-        record(header.clear(), &log)
+        cancelOpenRequests(.h3, &log)
+        record(header.clear(.h14), &log)
         record(document.load(url: url, requestId: requestId, cause: cause), &log)
     }
 
     /// H3, H20: every request still open ends `cancelled`: the pending soft requests, then the
     /// document's own reload id (the document no longer owns it).
-    mutating func cancelOpenRequests(_ log: inout StepLog) {
+    /// `rule`: the rule of what cancels them (H3 a navigation, H20 the teardown).
+    mutating func cancelOpenRequests(_ rule: Rule, _ log: inout StepLog) {
         for request in refresh.consumeAll() {
-            settle(request.requestId, .cancelled, reason: request.reason, &log)
+            settle(request.requestId, .cancelled, reason: request.reason, rule: rule, &log)
         }
         if let owned = document.ownedRequestId {
             document.resultArrived()
-            settle(owned, .cancelled, reason: nil, &log)
+            settle(owned, .cancelled, reason: nil, rule: rule, &log)
         }
     }
 }

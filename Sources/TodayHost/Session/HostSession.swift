@@ -109,6 +109,7 @@ public struct HostSession: Codable, Equatable, Sendable {
         if let reason = outcome.reason { data.append(("reason", .string(reason))) }
         data.append(("via", .string(input.channel)))
         log.entries[inputEntry].data = .object(data)
+        log.entries[inputEntry].rule = outcome.rule(forType: input.typeName)
         self = next
         return Applied(outcome: outcome, resolution: resolution, entries: log.entries, ledgerWrites: log.ledger.changedRecords)
     }
@@ -168,13 +169,15 @@ public struct HostSession: Codable, Equatable, Sendable {
         for effect in effects {
             let parts = effect.entryParts
             if case .violation = effect { violationCount += 1 }
-            append(kind: parts.kind, type: parts.type, requestId: parts.requestId, data: parts.data, &log)
+            append(kind: parts.kind, type: parts.type, requestId: parts.requestId, rule: parts.rule, data: parts.data, &log)
         }
     }
 
-    mutating func append(kind: TimelineEntry.Kind, type: String, requestId: String?, data: JSON, _ log: inout StepLog) {
+    mutating func append(kind: TimelineEntry.Kind, type: String, requestId: String?, rule: Rule? = nil, data: JSON,
+                         _ log: inout StepLog) {
         lastSeq += 1
-        log.entries.append(TimelineEntry(seq: lastSeq, atMs: nowMs, kind: kind, type: type, requestId: requestId, data: data))
+        log.entries.append(TimelineEntry(seq: lastSeq, atMs: nowMs, kind: kind, type: type, requestId: requestId, rule: rule,
+                                         data: data))
     }
 
     var instant: Instant { Instant(ms: nowMs, step: step) }

@@ -1,3 +1,4 @@
+import TodayHost
 /// Query parameters with the contract's ranges (API: Paging).
 struct QueryParameters {
     let request: HTTPRequest

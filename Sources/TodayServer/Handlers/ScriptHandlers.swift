@@ -33,7 +33,7 @@ struct ScriptHandlers: Sendable {
             guard let entry = try? JSON.parse(bytes: bytes), let input = entry["data"]?["input"] else {
                 throw APIError.internalError
             }
-            let via = entry["data"]?["via"]?.stringValue ?? Self.channel(ofType: entry["type"]?.stringValue ?? "")
+            let via = entry["data"]?["via"]?.stringValue ?? Input.channel(ofType: entry["type"]?.stringValue ?? "")
             switch via {
             case "create":
                 guard case let .object(members) = input else { throw APIError.internalError }
@@ -54,8 +54,11 @@ struct ScriptHandlers: Sendable {
     func fork(_ request: HTTPRequest, _ path: PathParameters) throws(APIError) -> HTTPResponse {
         var newId: String?
         if !request.body.isEmpty {
-            let fields = try BodyFields.object(from: request.body)
-            newId = try fields.string("id")
+            do throws(InputProblem) {
+                newId = try BodyFields.object(from: request.body).string("id")
+            } catch {
+                throw APIError(error)
+            }
             if let newId, !HostSession.isValidId(newId) {
                 throw .invalidField("id", "must match [A-Za-z0-9][A-Za-z0-9._-]{0,63}")
             }
@@ -68,21 +71,6 @@ struct ScriptHandlers: Sendable {
             return response
         } catch {
             throw APIError(error)
-        }
-    }
-
-    /// Entries written before inputs recorded their `via`: known by their type.
-    static func channel(ofType type: String) -> String {
-        switch type {
-        case "create": return "create"
-        case "clock": return "clock"
-        case "pull", "liveWidget.created", "liveWidget.cancelled", "chat.edit", "chat.send", "dialog.choose", "dialog.dismiss":
-            return "gesture"
-        case "background", "foreground", "tabActivated", "socketEvent", "timerTick", "navigation", "webContentTerminated",
-            "accountSwitch", "teardown":
-            return "lifecycle"
-        case "todayPage.scrollToSection": return "command"
-        default: return "webEvent"
         }
     }
 }

@@ -17,7 +17,7 @@ struct SessionHandlers: Sendable {
     static let longestWaitMs = 30_000
 
     func create(_ request: HTTPRequest, _: PathParameters) throws(APIError) -> HTTPResponse {
-        var (id, config, ttlMs) = try InputDecoding.creation(request.body)
+        var (id, config, ttlMs) = try Decoded.http(InputDecoding.creation)(request.body)
         if let label = request.scope.label {
             // A label-bound token creates sessions of its own label only.
             guard config.label == nil || config.label == label else {
@@ -116,8 +116,9 @@ struct SessionHandlers: Sendable {
     }
 
     func timeline(_ request: HTTPRequest, _ path: PathParameters) throws(APIError) -> HTTPResponse {
-        _ = try stored(path["id"])
+        let session = try stored(path["id"]).session
         let query = QueryParameters(request: request)
+        if try query.oneOf("format", ["json", "trace"]) == "trace" { return try trace(of: session) }
         let kind = try query.oneOf("kind", TimelineEntry.Kind.allCases.map(\.rawValue))
         let after = try query.afterSeq()
         let limit = try query.limit()
@@ -126,6 +127,29 @@ struct SessionHandlers: Sendable {
         let deadline = Date(timeIntervalSinceNow: request.method == "HEAD" ? 0 : Double(waitMs) / 1000)
         return try timelinePage(ifNoneMatch: request.header("If-None-Match"), id: path["id"], after: after, limit: limit,
                                 kind: kind, until: deadline)
+    }
+
+    /// `?format=trace`: the whole timeline as a host trace (docs/TRACES.md), every output kind
+    /// recorded and `endMs` the session's clock: what a conforming host records for the same
+    /// inputs, a golden trace.
+    private func trace(of session: HostSession) throws(APIError) -> HTTPResponse {
+        let header: JSON = ["todaysimTrace": 1, "recorded": .strings(TraceKind.allCases.map(\.rawValue)), "endMs": .int(session.nowMs),
+                            "host": .string("todaysim \(TodayHostVersion.string), session \(session.id)")]
+        var bytes: [UInt8] = []
+        header.write(to: &bytes)
+        bytes.append(UInt8(ascii: "\n"))
+        var after = 0
+        while true {
+            let page: SessionStore.TimelinePage
+            do throws(StoreError) { page = try store.timeline(session.id, after: after, limit: 1000, kind: nil) } catch { throw APIError(error) }
+            for entry in page.entries {
+                bytes += entry
+                bytes.append(UInt8(ascii: "\n"))
+            }
+            guard page.more else { break }
+            after = page.next
+        }
+        return HTTPResponse(status: 200, headers: [("Content-Type", "application/x-ndjson")], body: bytes)
     }
 
     /// The page now; or, while it is empty and the wait has time left, a parked request that

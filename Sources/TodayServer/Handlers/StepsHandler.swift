@@ -10,8 +10,9 @@ struct StepsHandler: Sendable {
     let log: RequestLog
 
     static let kinds: [(key: String, decode: @Sendable ([UInt8]) throws(APIError) -> Input)] = [
-        ("gesture", InputDecoding.gesture), ("lifecycle", InputDecoding.lifecycle), ("webEvent", InputDecoding.webEvent),
-        ("command", InputDecoding.command), ("clock", InputDecoding.clock),
+        ("gesture", Decoded.http(InputDecoding.gesture)), ("lifecycle", Decoded.http(InputDecoding.lifecycle)),
+        ("webEvent", Decoded.http(InputDecoding.webEvent)), ("command", Decoded.http(InputDecoding.command)),
+        ("clock", Decoded.http(InputDecoding.clock)),
     ]
 
     /// The most steps one batch takes (and one export page holds): one transaction holds the

@@ -1,12 +1,10 @@
-import TodayHost
-
 /// The limits of a Web → native bridge message (docs/LIMITS.md), checked at the HTTP edge
 /// before the bridge parses it. Only sizes and control characters are judged here: a field of
 /// the wrong type or value is still the bridge's to reject (H21, M8), but a message the
 /// server would not store is no evidence against Web's side of the contract.
-enum WebEventLimits {
+public enum WebEventLimits {
     /// The bridge's fields that name something (BridgeParser): identifiers.
-    static let identifierFields: Set<String> = [
+    public static let identifierFields: Set<String> = [
         "type", "requestId", "batchId", "loadId", "terminalEvent", "mode", "status", "presentation", "owner", "reason",
         "event",
     ]
@@ -14,7 +12,7 @@ enum WebEventLimits {
     /// Every top-level string is an identifier (named above) or text; every object or array is
     /// a payload; dialog `actions` are bounded item by item; and the message as a whole is one
     /// stored input.
-    static func check(_ message: JSON) throws(APIError) {
+    public static func check(_ message: JSON) throws(InputProblem) {
         guard case let .object(members) = message else { return }
         for (name, value) in members {
             switch value {
@@ -36,7 +34,7 @@ enum WebEventLimits {
     }
 
     /// `nativeDialog.present`'s actions (H27), named as the bridge names them (`actions[1].title`).
-    private static func checkActions(_ actions: [JSON]) throws(APIError) {
+    private static func checkActions(_ actions: [JSON]) throws(InputProblem) {
         guard actions.count <= FieldLimits.items else {
             throw .invalidField("actions", "must have at most \(FieldLimits.items) items, got \(actions.count)")
         }

@@ -1,14 +1,12 @@
-import TodayHost
-
 /// Reads a request body's fields, turning every problem into the contract's `400`s.
 /// `null` counts as absent for optional fields; unknown fields are ignored.
-struct BodyFields {
-    let object: JSON
+public struct BodyFields {
+    public let object: JSON
     /// Prefix for field names in errors (`timing.`).
-    var path = ""
+    public var path = ""
 
     /// The body as a JSON object, or `invalid_json`.
-    static func object(from body: [UInt8]) throws(APIError) -> BodyFields {
+    public static func object(from body: [UInt8]) throws(InputProblem) -> BodyFields {
         let value: JSON
         do {
             value = try JSON.parse(bytes: body)
@@ -19,16 +17,16 @@ struct BodyFields {
         return BodyFields(object: value)
     }
 
-    func name(_ key: String) -> String { path + key }
+    public func name(_ key: String) -> String { path + key }
 
-    func present(_ key: String) -> JSON? {
+    public func present(_ key: String) -> JSON? {
         guard let value = object[key], !value.isNull else { return nil }
         return value
     }
 
     /// A string as it came; a field the server keeps goes through `identifier` or `text`
     /// (FieldLimits) instead, or is checked against a pattern (a session id).
-    func string(_ key: String) throws(APIError) -> String? {
+    public func string(_ key: String) throws(InputProblem) -> String? {
         guard let value = present(key) else { return nil }
         guard let text = value.stringValue else { throw .invalidField(name(key), "must be a string, got \(value.typeName)") }
         return text
@@ -36,9 +34,9 @@ struct BodyFields {
 
     /// The largest integer the contract accepts anywhere (OpenAPI `maximum`): ~285,000 years
     /// of milliseconds, far from `Int64` overflow when added to a clock.
-    static let largestInteger: Int64 = 9_000_000_000_000_000
+    public static let largestInteger: Int64 = 9_000_000_000_000_000
 
-    func integer(_ key: String) throws(APIError) -> Int64? {
+    public func integer(_ key: String) throws(InputProblem) -> Int64? {
         guard let value = present(key) else { return nil }
         guard let number = value.int64Value else { throw .invalidField(name(key), "must be an integer, got \(value.serialized())") }
         guard number <= Self.largestInteger else {
@@ -47,13 +45,13 @@ struct BodyFields {
         return number
     }
 
-    func bool(_ key: String) throws(APIError) -> Bool? {
+    public func bool(_ key: String) throws(InputProblem) -> Bool? {
         guard let value = present(key) else { return nil }
         guard let flag = value.boolValue else { throw .invalidField(name(key), "must be a boolean, got \(value.typeName)") }
         return flag
     }
 
-    func oneOf<T: RawRepresentable & CaseIterable>(_ key: String, _ type: T.Type) throws(APIError) -> T? where T.RawValue == String {
+    public func oneOf<T: RawRepresentable & CaseIterable>(_ key: String, _ type: T.Type) throws(InputProblem) -> T? where T.RawValue == String {
         guard let text = try identifier(key) else { return nil }
         guard let value = T(rawValue: text) else {
             let choices = T.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: " or ")
@@ -62,7 +60,7 @@ struct BodyFields {
         return value
     }
 
-    func nested(_ key: String) throws(APIError) -> BodyFields? {
+    public func nested(_ key: String) throws(InputProblem) -> BodyFields? {
         guard let value = present(key) else { return nil }
         guard case .object = value else { throw .invalidField(name(key), "must be an object, got \(value.typeName)") }
         return BodyFields(object: value, path: name(key) + ".")

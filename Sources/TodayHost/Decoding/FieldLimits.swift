@@ -1,26 +1,24 @@
-import TodayHost
-
 /// How much a client may put in one field (docs/LIMITS.md; OpenAPI `maxLength`). A value is
 /// copied into views, document URLs, analytics and timeline entries, and a list answers up to
 /// 1,000 views: an unbounded field multiplies into the database and into every answer.
 /// Lengths count characters (Unicode scalars), as JSON Schema's `maxLength` does.
-enum FieldLimits {
+public enum FieldLimits {
     /// Ids, names and keys: uid, label, language, route, request, batch and action ids, …
-    static let identifier = 256
+    public static let identifier = 256
     /// Free text: a chat draft, a dialog title, an error message, a URL.
-    static let text = 4096
+    public static let text = 4096
     /// Items of an array: capabilities, dialog actions.
-    static let items = 32
+    public static let items = 32
     /// An arbitrary JSON value (a `track`'s `properties`, a result's `error`, analytics `ctx`),
     /// serialized.
-    static let payloadBytes = 16 * 1024
+    public static let payloadBytes = 16 * 1024
     /// One input as stored (its `input` timeline entry's `data.input`), serialized.
-    static let inputBytes = 64 * 1024
+    public static let inputBytes = 64 * 1024
 
     /// Why `value` is no identifier, or `nil`. Control characters are refused because the
     /// index columns store text up to the first NUL while views show all of it, so a filter
     /// would match (and a purge remove) another value than the one shown.
-    static func identifierProblem(_ value: String) -> String? {
+    public static func identifierProblem(_ value: String) -> String? {
         var count = 0
         for scalar in value.unicodeScalars {
             if scalar.value < 0x20 || scalar.value == 0x7F {
@@ -33,12 +31,12 @@ enum FieldLimits {
     }
 
     /// Why `value` is too long for free text, or `nil`.
-    static func textProblem(_ value: String) -> String? {
+    public static func textProblem(_ value: String) -> String? {
         hasMore(value, than: text) ? "must be at most \(text) characters" : nil
     }
 
     /// Why `value`, serialized, is too large for a payload of `limit` bytes, or `nil`.
-    static func sizeProblem(_ value: JSON, limit: Int = payloadBytes) -> String? {
+    public static func sizeProblem(_ value: JSON, limit: Int = payloadBytes) -> String? {
         var bytes: [UInt8] = []
         value.write(to: &bytes)
         return bytes.count > limit ? "is \(bytes.count) bytes as JSON; at most \(limit)" : nil
@@ -59,34 +57,34 @@ enum FieldLimits {
 extension BodyFields {
     /// A string field that names something: at most `FieldLimits.identifier` characters, no
     /// control characters.
-    func identifier(_ key: String) throws(APIError) -> String? {
+    public func identifier(_ key: String) throws(InputProblem) -> String? {
         guard let value = try string(key) else { return nil }
         if let problem = FieldLimits.identifierProblem(value) { throw .invalidField(name(key), problem) }
         return value
     }
 
-    func nonEmptyIdentifier(_ key: String) throws(APIError) -> String? {
+    public func nonEmptyIdentifier(_ key: String) throws(InputProblem) -> String? {
         guard let value = try identifier(key) else { return nil }
         guard !value.isEmpty else { throw .invalidField(name(key), "must be a non-empty string") }
         return value
     }
 
     /// A free-text field: at most `FieldLimits.text` characters.
-    func text(_ key: String) throws(APIError) -> String? {
+    public func text(_ key: String) throws(InputProblem) -> String? {
         guard let value = try string(key) else { return nil }
         if let problem = FieldLimits.textProblem(value) { throw .invalidField(name(key), problem) }
         return value
     }
 
     /// Any JSON value but `null` (absent), at most `FieldLimits.payloadBytes` serialized.
-    func payload(_ key: String) throws(APIError) -> JSON? {
+    public func payload(_ key: String) throws(InputProblem) -> JSON? {
         guard let value = present(key) else { return nil }
         if let problem = FieldLimits.sizeProblem(value) { throw .invalidField(name(key), problem) }
         return value
     }
 
     /// An array of identifiers, at most `FieldLimits.items` of them.
-    func identifiers(_ key: String) throws(APIError) -> [String]? {
+    public func identifiers(_ key: String) throws(InputProblem) -> [String]? {
         guard let value = present(key) else { return nil }
         guard case let .array(elements) = value else { throw .invalidField(name(key), "must be an array of strings") }
         guard elements.count <= FieldLimits.items else {

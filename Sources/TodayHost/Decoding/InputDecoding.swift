@@ -1,9 +1,8 @@
-import TodayHost
-
-/// Request bodies → the engine's typed inputs (API: Endpoints).
-enum InputDecoding {
+/// Request bodies → the engine's typed inputs (API: Endpoints). The HTTP endpoints and a host
+/// trace's input lines decode with these, so both refuse the same bodies the same way.
+public enum InputDecoding {
     /// `POST /v1/sessions`.
-    static func creation(_ body: [UInt8]) throws(APIError) -> (id: String?, config: SessionConfig, ttlMs: Millis?) {
+    public static func creation(_ body: [UInt8]) throws(InputProblem) -> (id: String?, config: SessionConfig, ttlMs: Millis?) {
         let fields = try BodyFields.object(from: body)
         guard let uid = try fields.identifier("uid") else { throw .invalidField("uid", "is required") }
         var config = SessionConfig(uid: uid)
@@ -27,7 +26,7 @@ enum InputDecoding {
             config.analytics = AnalyticsBase(did: try analytics.identifier("did"), sid: try analytics.identifier("sid"),
                                              client_plat: try analytics.identifier("client_plat"), ctx: try analytics.payload("ctx"))
         }
-        do { try config.validate() } catch { throw APIError(error) }
+        do throws(InputError) { try config.validate() } catch { throw InputProblem(error) }
         if let problem = FieldLimits.sizeProblem(config.json, limit: FieldLimits.inputBytes) {
             throw .invalidField("body", "the session's settings \(problem)")
         }
@@ -37,7 +36,7 @@ enum InputDecoding {
     }
 
     /// `POST …/gestures`.
-    static func gesture(_ body: [UInt8]) throws(APIError) -> Input {
+    public static func gesture(_ body: [UInt8]) throws(InputProblem) -> Input {
         let fields = try BodyFields.object(from: body)
         let type = try inputType(fields)
         let requestId = try fields.identifier("requestId")
@@ -58,7 +57,7 @@ enum InputDecoding {
     }
 
     /// `POST …/lifecycle`.
-    static func lifecycle(_ body: [UInt8]) throws(APIError) -> Input {
+    public static func lifecycle(_ body: [UInt8]) throws(InputProblem) -> Input {
         let fields = try BodyFields.object(from: body)
         let type = try inputType(fields)
         let requestId = try fields.identifier("requestId")
@@ -80,7 +79,7 @@ enum InputDecoding {
 
     /// `POST …/web-events`: the bridge message as Web emitted it, within its limits (decided
     /// here, so an oversized field is the client's `400`, never the bridge's `rejected`).
-    static func webEvent(_ body: [UInt8]) throws(APIError) -> Input {
+    public static func webEvent(_ body: [UInt8]) throws(InputProblem) -> Input {
         let fields = try BodyFields.object(from: body)
         guard fields.object["type"]?.stringValue != nil else {
             throw .invalidField("type", "a bridge message needs a string type")
@@ -90,7 +89,7 @@ enum InputDecoding {
     }
 
     /// `POST …/commands` (H28): defaults filled in, so the payload Web receives is complete.
-    static func command(_ body: [UInt8]) throws(APIError) -> Input {
+    public static func command(_ body: [UInt8]) throws(InputProblem) -> Input {
         let fields = try BodyFields.object(from: body)
         let type = try inputType(fields)
         switch type {
@@ -105,7 +104,7 @@ enum InputDecoding {
     }
 
     /// `POST …/clock`: exactly one of `advanceMs`, `toMs`, `toNextTimer`, `runUntilIdle` (C2).
-    static func clock(_ body: [UInt8]) throws(APIError) -> Input {
+    public static func clock(_ body: [UInt8]) throws(InputProblem) -> Input {
         let fields = try BodyFields.object(from: body)
         let moves = ["advanceMs", "toMs", "toNextTimer", "runUntilIdle"]
         let keys = moves.filter { fields.present($0) != nil }
@@ -126,7 +125,7 @@ enum InputDecoding {
         }
     }
 
-    private static func inputType(_ fields: BodyFields) throws(APIError) -> String {
+    private static func inputType(_ fields: BodyFields) throws(InputProblem) -> String {
         guard let type = try fields.identifier("type") else { throw .invalidField("type", "is required") }
         return type
     }

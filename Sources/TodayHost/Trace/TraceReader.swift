@@ -1,0 +1,291 @@
+/// A host trace (docs/TRACES.md): what a real app's Today Page host received and did, one JSON
+/// object a line. Line 1 is the header, line 2 the creation, then input and output entries in
+/// time order, as a todaysim timeline writes them.
+
+/// The output kinds a trace can judge.
+public enum TraceKind: String, Sendable, CaseIterable, Hashable, Comparable {
+    case emit, navigation, header, pull, overlay, analytics, resolution
+
+    public static func < (lhs: TraceKind, rhs: TraceKind) -> Bool {
+        allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
+    }
+}
+
+/// Line 1.
+public struct TraceHeader: Sendable, Equatable {
+    /// The kinds judged, distinct, in the order given.
+    public var recorded: [TraceKind]
+    public var toleranceMs: Millis
+    /// When recording stopped; `nil`: the last line's time.
+    public var endMs: Millis?
+    public var host: String?
+
+    public static let defaultToleranceMs: Millis = 100
+    public static let largestToleranceMs: Millis = 10_000
+}
+
+/// A bad trace: `400 invalid_trace`, naming the line (and the field within it) and what is wrong.
+public struct TraceProblem: Error, Equatable, Sendable {
+    public var line: Int
+    /// The field within the line, if one is to blame.
+    public var field: String?
+    public var detail: String
+
+    /// The problem document's `field`: `line N` or `line N: field`.
+    public var problemField: String { field.map { "line \(line): \($0)" } ?? "line \(line)" }
+    /// The problem document's `detail`, beginning with the line.
+    public var problemDetail: String { "line \(line): \(detail)" }
+
+    public init(line: Int, field: String? = nil, _ detail: String) {
+        self.line = line
+        self.field = field
+        self.detail = detail
+    }
+}
+
+/// An input line, decoded as its endpoint decodes it.
+public struct TraceInput: Sendable, Equatable {
+    public var line: Int
+    public var atMs: Millis
+    public var input: Input
+}
+
+/// An output line of a judged kind (or of `emit`/`navigation`, which binding reads whatever is
+/// judged).
+public struct TraceOutput: Sendable, Equatable {
+    public var line: Int
+    public var atMs: Millis
+    public var kind: TraceKind
+    public var type: String
+    public var requestId: String?
+    public var data: JSON
+}
+
+public enum TraceLine: Sendable, Equatable {
+    case header(TraceHeader)
+    case creation(SessionConfig)
+    case input(TraceInput)
+    case output(TraceOutput)
+    /// Blank, a `clock` input (time comes from `atMs`), or a kind no one judges.
+    case skipped
+}
+
+/// Reads a trace one line at a time, keeping only what the next line's checks need.
+public struct TraceReader: Sendable {
+    public private(set) var header: TraceHeader?
+    public private(set) var creation: SessionConfig?
+    /// Lines read so far, blank ones included: the number of the last line.
+    public private(set) var lineNumber = 0
+    /// The last line's `atMs`.
+    public private(set) var lastAtMs: Millis = 0
+    private var tornDown = false
+
+    /// The most lines a trace may have.
+    public static let maximumLines = 1_000_000
+    /// The most characters of `host`.
+    public static let maximumHostCharacters = 200
+
+    public init() {}
+
+    /// The next line (without its `\n`; a trailing `\r` is dropped).
+    public mutating func read(_ line: some Collection<UInt8>) throws(TraceProblem) -> TraceLine {
+        lineNumber += 1
+        guard lineNumber <= Self.maximumLines else {
+            throw TraceProblem(line: lineNumber, "a trace has at most \(Self.maximumLines) lines")
+        }
+        var bytes = Array(line)
+        if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
+        guard bytes.contains(where: { $0 != 0x20 && $0 != 0x09 }) else { return .skipped }
+        let value: JSON
+        do {
+            value = try JSON.parse(bytes: bytes)
+        } catch {
+            throw TraceProblem(line: lineNumber, "not JSON: \(error)")
+        }
+        guard case .object = value else { throw TraceProblem(line: lineNumber, "expected a JSON object, got \(value.typeName)") }
+        if header == nil {
+            let parsed = try parseHeader(value)
+            header = parsed
+            return .header(parsed)
+        }
+        if creation == nil {
+            let parsed = try parseCreation(value)
+            creation = parsed
+            return .creation(parsed)
+        }
+        return try parseEntry(value)
+    }
+
+    /// After the last line: the time the replay runs to, checked against the lines.
+    public func endMs() throws(TraceProblem) -> Millis {
+        guard let header else { throw TraceProblem(line: max(lineNumber, 1), "the trace is empty: line 1 must be the header") }
+        guard creation != nil else {
+            throw TraceProblem(line: lineNumber + 1, "the trace has no creation: line 2 must be the create input")
+        }
+        guard let endMs = header.endMs else { return lastAtMs }
+        guard endMs >= lastAtMs else {
+            throw TraceProblem(line: 1, field: "endMs", "endMs (\(endMs)) is before the last line's atMs (\(lastAtMs))")
+        }
+        return endMs
+    }
+
+    // MARK: The header
+
+    private func parseHeader(_ value: JSON) throws(TraceProblem) -> TraceHeader {
+        let line = lineNumber
+        guard let version = value["todaysimTrace"] else {
+            throw TraceProblem(line: line, field: "todaysimTrace", "the header needs todaysimTrace: 1 (is this line 1 of a trace?)")
+        }
+        guard version.int64Value == 1 else {
+            throw TraceProblem(line: line, field: "todaysimTrace", "todaysimTrace must be 1 (this todaysim reads version 1), got \(version.serialized())")
+        }
+        guard case let .array(kinds)? = value["recorded"], !kinds.isEmpty else {
+            throw TraceProblem(line: line, field: "recorded", "recorded must be a non-empty array of output kinds")
+        }
+        var recorded: [TraceKind] = []
+        let names = TraceKind.allCases.map(\.rawValue).joined(separator: ", ")
+        for kind in kinds {
+            guard let name = kind.stringValue, let parsed = TraceKind(rawValue: name) else {
+                throw TraceProblem(line: line, field: "recorded", "recorded: \(kind.serialized()) is not an output kind (\(names))")
+            }
+            guard !recorded.contains(parsed) else {
+                throw TraceProblem(line: line, field: "recorded", "recorded: \(name) is listed twice")
+            }
+            recorded.append(parsed)
+        }
+        var header = TraceHeader(recorded: recorded, toleranceMs: TraceHeader.defaultToleranceMs)
+        if let tolerance = value["toleranceMs"], !tolerance.isNull {
+            guard let ms = tolerance.int64Value, (0...TraceHeader.largestToleranceMs).contains(ms) else {
+                throw TraceProblem(line: line, field: "toleranceMs", "toleranceMs must be an integer from 0 to \(TraceHeader.largestToleranceMs), got \(tolerance.serialized())")
+            }
+            header.toleranceMs = ms
+        }
+        if let end = value["endMs"], !end.isNull {
+            guard let ms = end.int64Value, ms >= 0, ms <= clockCeilingMs - TraceHeader.largestToleranceMs else {
+                throw TraceProblem(line: line, field: "endMs", "endMs must be a non-negative integer, got \(end.serialized())")
+            }
+            header.endMs = ms
+        }
+        if let host = value["host"], !host.isNull {
+            guard let text = host.stringValue, text.unicodeScalars.count <= Self.maximumHostCharacters else {
+                throw TraceProblem(line: line, field: "host", "host must be a string of at most \(Self.maximumHostCharacters) characters")
+            }
+            header.host = text
+        }
+        return header
+    }
+
+    // MARK: The creation
+
+    /// Fields of a creation body the replay ignores: it is always a virtual session of its own.
+    static let ignoredCreationFields: Set<String> = ["id", "label", "ttlMs", "clock"]
+
+    private func parseCreation(_ value: JSON) throws(TraceProblem) -> SessionConfig {
+        let line = lineNumber
+        let notCreation = "line 2 must be the creation: an input entry of type create"
+        guard value["kind"]?.stringValue == "input", value["type"]?.stringValue == "create" else {
+            throw TraceProblem(line: line, notCreation)
+        }
+        if let via = value["data"]?["via"], via.stringValue != "create" {
+            throw TraceProblem(line: line, field: "data.via", "\(notCreation) (via create), got via \(via.serialized())")
+        }
+        guard let atMs = value["atMs"], atMs.int64Value == 0 else {
+            throw TraceProblem(line: line, field: "atMs", "the creation is at atMs 0: the clock of every later line starts there")
+        }
+        guard case let .object(members)? = value["data"]?["input"] else {
+            throw TraceProblem(line: line, field: "data.input", "the creation needs data.input: a creation body as POST /v1/sessions takes it")
+        }
+        var bytes: [UInt8] = []
+        JSON.object(members.filter { !Self.ignoredCreationFields.contains($0.0) }).write(to: &bytes)
+        do throws(InputProblem) {
+            var config = try InputDecoding.creation(bytes).config
+            config.clock = .virtual
+            return config
+        } catch {
+            throw TraceProblem(line: line, field: error.field.map { "data.input.\($0)" }, "the creation: \(error.detail)")
+        }
+    }
+
+    // MARK: Entries
+
+    private mutating func parseEntry(_ value: JSON) throws(TraceProblem) -> TraceLine {
+        let line = lineNumber
+        guard let atValue = value["atMs"] else { throw TraceProblem(line: line, field: "atMs", "atMs is required") }
+        guard let atMs = atValue.int64Value, atMs >= 0 else {
+            throw TraceProblem(line: line, field: "atMs", "atMs must be a non-negative integer, got \(atValue.serialized())")
+        }
+        guard atMs <= clockCeilingMs - 2 * TraceHeader.largestToleranceMs else {
+            throw TraceProblem(line: line, field: "atMs", "atMs must be at most \(clockCeilingMs - 2 * TraceHeader.largestToleranceMs)")
+        }
+        guard atMs >= lastAtMs else {
+            throw TraceProblem(line: line, field: "atMs", "atMs goes backwards: \(atMs) after \(lastAtMs) on an earlier line")
+        }
+        lastAtMs = atMs
+        guard let kind = value["kind"]?.stringValue else { throw TraceProblem(line: line, field: "kind", "kind must be a string") }
+        if kind == "input" { return try parseInput(value, atMs: atMs) }
+        guard let outputKind = TraceKind(rawValue: kind) else { return .skipped }  // bridge, request, watchdog, violation, …
+        guard let type = value["type"]?.stringValue else { throw TraceProblem(line: line, field: "type", "an output needs a string type") }
+        let data = value["data"] ?? .object([])
+        guard case .object = data else { throw TraceProblem(line: line, field: "data", "data must be an object") }
+        var requestId: String?
+        if let id = value["requestId"], !id.isNull {
+            guard let text = id.stringValue else { throw TraceProblem(line: line, field: "requestId", "requestId must be a string or null") }
+            requestId = text
+        }
+        return .output(TraceOutput(line: line, atMs: atMs, kind: outputKind, type: type, requestId: requestId, data: data))
+    }
+
+    private mutating func parseInput(_ value: JSON, atMs: Millis) throws(TraceProblem) -> TraceLine {
+        let line = lineNumber
+        let type = value["type"]?.stringValue
+        let data = value["data"] ?? .null
+        var via = data["via"]?.stringValue
+        if via == nil, let type { via = Input.channel(ofType: type) }
+        guard let via else { throw TraceProblem(line: line, field: "data.via", "an input needs data.via or a type to tell its channel") }
+        if via == "clock" { return .skipped }
+        guard !tornDown else { throw TraceProblem(line: line, "an input after the teardown: the session is closed") }
+        let decode: ([UInt8]) throws(InputProblem) -> Input
+        switch via {
+        case "gesture": decode = InputDecoding.gesture
+        case "lifecycle": decode = InputDecoding.lifecycle
+        case "webEvent": decode = InputDecoding.webEvent
+        case "command": decode = InputDecoding.command
+        case "teardown":
+            tornDown = true
+            return .input(TraceInput(line: line, atMs: atMs, input: .teardown))
+        case "create": throw TraceProblem(line: line, "a second creation: a trace holds one session")
+        default:
+            throw TraceProblem(line: line, field: "data.via", "data.via must be gesture, lifecycle, webEvent, command or clock, got \"\(via)\"")
+        }
+        guard case .object = data["input"] ?? .null else {
+            throw TraceProblem(line: line, field: "data.input", "an input needs data.input: the body as its endpoint takes it")
+        }
+        var bytes: [UInt8] = []
+        data["input"]!.write(to: &bytes)
+        do throws(InputProblem) {
+            let input = try decode(bytes)
+            if case .teardown = input { tornDown = true }
+            return .input(TraceInput(line: line, atMs: atMs, input: input))
+        } catch {
+            throw TraceProblem(line: line, field: error.field.map { "data.input.\($0)" }, error.detail)
+        }
+    }
+}
+
+extension Input {
+    /// The channel of an input entry that does not say (`via`), known by its type as the export
+    /// reads entries written before inputs recorded it.
+    public static func channel(ofType type: String) -> String {
+        switch type {
+        case "create": return "create"
+        case "clock": return "clock"
+        case "pull", "liveWidget.created", "liveWidget.cancelled", "chat.edit", "chat.send", "dialog.choose", "dialog.dismiss":
+            return "gesture"
+        case "background", "foreground", "tabActivated", "socketEvent", "timerTick", "navigation", "webContentTerminated",
+            "accountSwitch", "teardown":
+            return "lifecycle"
+        case "todayPage.scrollToSection": return "command"
+        default: return "webEvent"
+        }
+    }
+}

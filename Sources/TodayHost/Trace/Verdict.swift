@@ -1,0 +1,120 @@
+/// What verifying a host trace found (docs/TRACES.md, "The verdict").
+public struct Verdict: Sendable, Equatable {
+    public enum Problem: String, Sendable {
+        /// The rules make this output; the real host did not.
+        case missing
+        /// The real host made this output; the rules do not.
+        case unexpected
+        /// The same place in the sequence, different content.
+        case different
+        /// The same output, outside the tolerance.
+        case late, early
+    }
+
+    public struct Divergence: Sendable, Equatable {
+        /// The trace's line (none for `missing`).
+        public var line: Int?
+        /// The trace's time; the replay's for `missing`.
+        public var atMs: Millis
+        public var kind: TraceKind
+        public var type: String
+        public var problem: Problem
+        /// The one rule broken.
+        public var rule: Rule
+        public var expected: JSON?
+        public var actual: JSON?
+        /// Actual minus expected time (`late`, `early`).
+        public var deltaMs: Millis?
+        /// One sentence a person can act on, beginning with the rule id.
+        public var detail: String
+
+        public var json: JSON {
+            var members: [(String, JSON)] = []
+            if let line { members.append(("line", .int(line))) }
+            members += [("atMs", .int(atMs)), ("kind", .string(kind.rawValue)), ("type", .string(type)),
+                        ("problem", .string(problem.rawValue)), ("rule", .string(rule.rawValue))]
+            if let expected { members.append(("expected", expected)) }
+            if let actual { members.append(("actual", actual)) }
+            if let deltaMs { members.append(("deltaMs", .int(deltaMs))) }
+            members.append(("detail", .string(detail)))
+            return .object(members)
+        }
+
+        /// Verdict order: by time, then line, `missing` last.
+        static func before(_ a: Divergence, _ b: Divergence) -> Bool {
+            if a.atMs != b.atMs { return a.atMs < b.atMs }
+            if (a.line == nil) != (b.line == nil) { return a.line != nil }
+            return (a.line ?? 0) < (b.line ?? 0)
+        }
+    }
+
+    /// An input field the API does not know, on the line that holds it.
+    public struct Warning: Sendable, Equatable {
+        public var line: Int
+        public var field: String
+        public var detail: String
+    }
+
+    public var host: String?
+    public var toleranceMs: Millis
+    public var endMs: Millis
+    /// How many outputs of each judged kind were compared: the larger of the two sides.
+    public var judged: [(TraceKind, Int)]
+    /// The first `listedDivergences` in verdict order.
+    public var divergences: [Divergence]
+    public var divergenceCount: Int
+    public var warnings: [Warning]
+    /// The kept replay's id, if one was kept.
+    public var session: String?
+
+    public var conforms: Bool { divergenceCount == 0 }
+
+    /// The most divergences a verdict lists (`divergenceCount` counts all).
+    public static let listedDivergences = 1000
+
+    public static func == (lhs: Verdict, rhs: Verdict) -> Bool { lhs.json == rhs.json }
+
+    public var json: JSON {
+        var members: [(String, JSON)] = [
+            ("conforms", .bool(conforms)), ("host", .string(host)), ("toleranceMs", .int(toleranceMs)), ("endMs", .int(endMs)),
+            ("judged", .object(judged.map { ($0.0.rawValue, .int($0.1)) })),
+            ("divergences", .array(divergences.map(\.json))), ("divergenceCount", .int(divergenceCount)),
+        ]
+        if !warnings.isEmpty {
+            members.append(("warnings", .array(warnings.map {
+                ["line": .int($0.line), "field": .string($0.field), "detail": .string($0.detail)]
+            })))
+        }
+        members.append(("session", .string(session)))
+        return .object(members)
+    }
+}
+
+extension Verdict {
+    /// JUnit XML: one test case per judged kind, each divergence a failure naming its rule and
+    /// line, so any CI system shows the verdict.
+    public var junit: String {
+        let suite = "host trace" + (host.map { " (\($0))" } ?? "")
+        let cases = judged.map { kind, count in (kind, count, divergences.filter { $0.kind == kind }) }
+        let failed = cases.filter { !$0.2.isEmpty }.count
+        var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+        xml += "<testsuites name=\"todaysim\" tests=\"\(cases.count)\" failures=\"\(failed)\">\n"
+        xml += "  <testsuite name=\"\(XML.escaped(suite))\" tests=\"\(cases.count)\" failures=\"\(failed)\" errors=\"0\">\n"
+        for (kind, count, found) in cases {
+            xml += "    <testcase classname=\"todaysim.hostTrace\" name=\"\(XML.escaped("\(kind.rawValue): \(count) compared"))\""
+            guard !found.isEmpty else {
+                xml += "/>\n"
+                continue
+            }
+            xml += ">\n"
+            for divergence in found {
+                let place = divergence.line.map { "line \($0), " } ?? ""
+                let message = "\(divergence.rule.rawValue) \(divergence.problem.rawValue) \(divergence.type) (\(place)\(divergence.atMs) ms)"
+                xml += "      <failure message=\"\(XML.escaped(message))\" type=\"\(divergence.rule.rawValue)\">\(XML.escaped(divergence.detail))</failure>\n"
+            }
+            xml += "    </testcase>\n"
+        }
+        xml += "  </testsuite>\n</testsuites>\n"
+        return xml
+    }
+}
