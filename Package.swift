@@ -6,12 +6,16 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "TodayHost", targets: ["TodayHost"]),
+        // The one-file host-trace recorder an app copies beside its bridge (docs/TRACES.md).
+        .library(name: "TodayTraceRecorder", targets: ["TodayTraceRecorder"]),
         .executable(name: "todaysim", targets: ["todaysim"]),
         .executable(name: "todaysim-bench", targets: ["todaysim-bench"]),
     ],
     targets: [
         // The simulated native host: every rule of docs/RULES.md, no I/O.
         .target(name: "TodayHost", linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]),
+        // Foundation only, no todaysim code: what an iOS app adds to record a host trace.
+        .target(name: "TodayTraceRecorder", path: "Recorder"),
         // C libraries of the service edge (HTTP and storage), through pkg-config.
         .systemLibrary(
             name: "CMicroHTTPD",
@@ -44,6 +48,7 @@ let package = Package(
         // The storage ceiling Scripts/bench compares the service against.
         .executableTarget(name: "todaysim-bench", dependencies: ["TodayStore", "TodayHost"]),
         .testTarget(name: "TodayHostTests", dependencies: ["TodayHost"]),
+        .testTarget(name: "TodayTraceRecorderTests", dependencies: ["TodayTraceRecorder", "TodayHost"]),
         .testTarget(name: "SystemLibrariesTests", dependencies: ["CMicroHTTPD", "CSQLite", "CPostgres"]),
         // What several test targets share: a throwaway PostgreSQL and a fresh database per test.
         .target(name: "TodayTestSupport", dependencies: ["TodayStore"], path: "Tests/TodayTestSupport"),
