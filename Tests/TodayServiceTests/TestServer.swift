@@ -60,6 +60,11 @@ final class TestServer: @unchecked Sendable {
     /// (on the committing thread), with the store: what it writes is there when they look.
     let firstObserver: (@Sendable (SessionStore, [String]) -> Void)?
     private(set) var base: URL
+    /// This server's own HTTP client connections, made anew at each start. Shared by every test,
+    /// one pool kept idle connections to ports of servers that had stopped; a later server given
+    /// the same port by the kernel had its requests sent on such a dead connection (`Empty reply
+    /// from server`, Scripts/flaky's PostgreSQL pass).
+    private(set) var session = Client.makeSession()
     let logLines = LockedLines()
 
     init(retentionMs: Millis? = nil, token: String? = nil, labelTokens: [(token: String, label: String)] = [],
@@ -95,6 +100,7 @@ final class TestServer: @unchecked Sendable {
 
     deinit {
         stop()
+        session.invalidateAndCancel()
         try? FileManager.default.removeItem(at: directory)
     }
 
@@ -121,6 +127,8 @@ final class TestServer: @unchecked Sendable {
         self.scheduler = scheduler
         self.service = service
         base = URL(string: "http://127.0.0.1:\(server.port)")!
+        session.finishTasksAndInvalidate()
+        session = Client.makeSession()
     }
 
     /// The database, opened as `todaysim serve` opens it. A restart may find its own lock still
@@ -193,13 +201,15 @@ struct Client: Sendable {
         }
     }
 
-    static let session: URLSession = {
+    /// A client session of one server's own (`TestServer.session`): connections are never
+    /// carried from one server to another that took its port.
+    static func makeSession() -> URLSession {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         // Generous: under a sanitizer on a loaded machine one request may take many seconds.
         configuration.timeoutIntervalForRequest = 600  // also outlasts the long polls of WaitTests.longWaitMs
         return URLSession(configuration: configuration)
-    }()
+    }
 
     func send(_ method: String, _ path: String, body: [UInt8]? = nil, headers: [String: String] = [:]) async throws -> Reply {
         var request = URLRequest(url: URL(string: path, relativeTo: server.base)!)
@@ -209,7 +219,7 @@ struct Client: Sendable {
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         }
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        let (data, response) = try await Client.session.data(for: request)
+        let (data, response) = try await server.session.data(for: request)
         let http = response as! HTTPURLResponse
         var headerMap: [String: String] = [:]
         for (name, value) in http.allHeaderFields { headerMap["\(name)"] = "\(value)" }
