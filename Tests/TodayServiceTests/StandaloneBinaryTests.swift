@@ -24,11 +24,13 @@ import TodayTestSupport
         func log() -> String { (try? String(contentsOf: logPath, encoding: .utf8)) ?? "" }
 
         let port = try await Self.listeningPort(in: log, process: process)
+        let session = Client.makeSession()
+        defer { session.finishTasksAndInvalidate() }
         for (path, file) in Self.embedded {
             var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
             request.timeoutInterval = 20
             do {
-                let (data, response) = try await Client.session.data(for: request)
+                let (data, response) = try await session.data(for: request)
                 #expect((response as? HTTPURLResponse)?.statusCode == 200, "GET \(path)")
                 #expect(Array(data) == (try RepositoryFiles.bytes(file)), "GET \(path) is \(file) byte for byte")
             } catch {

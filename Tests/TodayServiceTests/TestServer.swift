@@ -34,12 +34,16 @@ final class TestServer: @unchecked Sendable {
     let labelTokens: [(token: String, label: String)]
     /// `--allow-origin` origins.
     let allowedOrigins: [String]
-    /// `--max-connections`.
+    /// `--max-connections`, and how often refusals past it are logged (10 s when served; an hour
+    /// here, so a slow test sees one note for all its refusals).
     let maxConnections: Int
+    let limitNoteInterval: TimeInterval
     /// `--connection-timeout-seconds`, `--drain-seconds` and `--statement-timeout-seconds`: a
     /// test that must act inside one of these windows sets it long rather than racing it. The
     /// connection deadline is 600 s here (30 s when served): a test task starved for 30 s on a
-    /// loaded machine must not find its idle or half-sent connection cut.
+    /// loaded machine must not find its idle or half-sent connection cut. The statement deadline
+    /// on PostgreSQL is 600 s too (5 s when served): beside a CPU hog and a build, a commit took
+    /// longer than 5 s and an ordinary test's input was answered 503.
     let connectionTimeout: Int
     let drainSeconds: TimeInterval
     let statementDeadline: Duration
@@ -56,17 +60,23 @@ final class TestServer: @unchecked Sendable {
     /// (on the committing thread), with the store: what it writes is there when they look.
     let firstObserver: (@Sendable (SessionStore, [String]) -> Void)?
     private(set) var base: URL
+    /// This server's own HTTP client connections, made anew at each start. Shared by every test,
+    /// one pool kept idle connections to ports of servers that had stopped; a later server given
+    /// the same port by the kernel had its requests sent on such a dead connection (`Empty reply
+    /// from server`, Scripts/flaky's PostgreSQL pass).
+    private(set) var session = Client.makeSession()
     let logLines = LockedLines()
 
     init(retentionMs: Millis? = nil, token: String? = nil, labelTokens: [(token: String, label: String)] = [],
          allowedOrigins: [String] = [], maxConnections: Int = 4000, connectionTimeout: Int = 600, drainSeconds: TimeInterval = 5,
-         statementDeadline: Duration = SessionStore.defaultStatementDeadline,
+         limitNoteInterval: TimeInterval = 3600, statementDeadline: Duration = .seconds(600),
          rescanInterval: TimeInterval = WallClockScheduler.defaultRescanInterval, longestWaitMs: Int = 30_000,
          clock: ManualClock? = nil,
          chunkRows: Int = SessionStore.defaultChunkRows, database given: String? = nil,
          firstObserver: (@Sendable (SessionStore, [String]) -> Void)? = nil) throws {
         self.firstObserver = firstObserver
         self.maxConnections = maxConnections
+        self.limitNoteInterval = limitNoteInterval
         self.connectionTimeout = connectionTimeout
         self.drainSeconds = drainSeconds
         self.statementDeadline = statementDeadline
@@ -90,6 +100,7 @@ final class TestServer: @unchecked Sendable {
 
     deinit {
         stop()
+        session.invalidateAndCancel()
         try? FileManager.default.removeItem(at: directory)
     }
 
@@ -105,7 +116,7 @@ final class TestServer: @unchecked Sendable {
                                    access: Access(token: token, labelled: labelTokens),
                                    crossOrigin: CrossOrigin(origins: allowedOrigins), longestWaitMs: longestWaitMs)
         let server = try HTTPServer(host: "127.0.0.1", port: 0, threads: 2, connectionTimeout: connectionTimeout,
-                                    maxConnections: maxConnections, log: log,
+                                    maxConnections: maxConnections, limitNoteInterval: limitNoteInterval, log: log,
                                     respond: service.respond)
         scheduler.start()
         scheduler.poke()
@@ -116,6 +127,8 @@ final class TestServer: @unchecked Sendable {
         self.scheduler = scheduler
         self.service = service
         base = URL(string: "http://127.0.0.1:\(server.port)")!
+        session.finishTasksAndInvalidate()
+        session = Client.makeSession()
     }
 
     /// The database, opened as `todaysim serve` opens it. A restart may find its own lock still
@@ -188,13 +201,15 @@ struct Client: Sendable {
         }
     }
 
-    static let session: URLSession = {
+    /// A client session of one server's own (`TestServer.session`): connections are never
+    /// carried from one server to another that took its port.
+    static func makeSession() -> URLSession {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         // Generous: under a sanitizer on a loaded machine one request may take many seconds.
         configuration.timeoutIntervalForRequest = 600  // also outlasts the long polls of WaitTests.longWaitMs
         return URLSession(configuration: configuration)
-    }()
+    }
 
     func send(_ method: String, _ path: String, body: [UInt8]? = nil, headers: [String: String] = [:]) async throws -> Reply {
         var request = URLRequest(url: URL(string: path, relativeTo: server.base)!)
@@ -204,7 +219,7 @@ struct Client: Sendable {
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         }
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        let (data, response) = try await Client.session.data(for: request)
+        let (data, response) = try await server.session.data(for: request)
         let http = response as! HTTPURLResponse
         var headerMap: [String: String] = [:]
         for (name, value) in http.allHeaderFields { headerMap["\(name)"] = "\(value)" }

@@ -46,7 +46,9 @@ public final class HTTPServer: @unchecked Sendable {
     /// `connectionTimeout`: seconds a connection may stay silent, and the deadline for a whole
     /// request to arrive (see `RequestDeadlines`). `maxConnections`: open connections served at
     /// once; a request on one past it is answered `503` (see `ConnectionLimit`).
-    public init(host: String, port: Int, threads: Int, connectionTimeout: Int = 30, maxConnections: Int = 4000, log: RequestLog,
+    /// `limitNoteInterval`: how often refusals past `maxConnections` are logged, at most.
+    public init(host: String, port: Int, threads: Int, connectionTimeout: Int = 30, maxConnections: Int = 4000,
+                limitNoteInterval: TimeInterval = 10, log: RequestLog,
                 respond: @escaping @Sendable (HTTPRequest) -> (HTTPResponse, routeName: String)) throws {
         var boundPort: Int32 = 0
         var isIPv6: Int32 = 0
@@ -63,7 +65,7 @@ public final class HTTPServer: @unchecked Sendable {
         self.respond = respond
         self.log = log
         deadlines = RequestDeadlines(deadline: TimeInterval(connectionTimeout))
-        connections = ConnectionLimit(limit: maxConnections) { [log] line in log.note(line) }
+        connections = ConnectionLimit(limit: maxConnections, noteInterval: limitNoteInterval) { [log] line in log.note(line) }
 
         var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_USE_ITC.rawValue
             | MHD_ALLOW_SUSPEND_RESUME.rawValue
