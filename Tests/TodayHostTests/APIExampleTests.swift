@@ -44,7 +44,7 @@ import Testing
         let last = try #require(runner.timeline.last)
         #expect(last.json == (try JSON.parse("""
             {"seq": 14, "atMs": 6000, "kind": "emit", "type": "todayPage.refreshRequested",
-             "requestId": "fg-1", "data": {"payload": {"type": "todayPage.refreshRequested",
+             "requestId": "fg-1", "rule": "H15", "data": {"payload": {"type": "todayPage.refreshRequested",
               "schemaVersion": 1, "requestId": "fg-1", "reason": "app_foreground"}}}
             """)))
     }

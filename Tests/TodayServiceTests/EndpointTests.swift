@@ -136,7 +136,7 @@ import TodayHost
         #expect(emits["entries"].map { seqs(in: $0) } == [7])
         let entry = try #require(rest["entries"].flatMap { if case let .array(items) = $0 { return items.last } else { return nil } })
         #expect(entry == [
-            "seq": 7, "atMs": 0, "kind": "emit", "type": "todayPage.refreshRequested", "requestId": "p1",
+            "seq": 7, "atMs": 0, "kind": "emit", "type": "todayPage.refreshRequested", "requestId": "p1", "rule": "H10",
             "data": ["payload": ["type": "todayPage.refreshRequested", "schemaVersion": 1, "requestId": "p1", "reason": "user_pull"]],
         ])
     }

@@ -64,7 +64,7 @@ import Testing
         }
         let package = String(decoding: try RepositoryFiles.bytes("Package.swift"), as: UTF8.self)
         let testTargets = package.matches(of: #/\.testTarget\(name: "([^"]+)"/#).map { String($0.1) }
-        #expect(testTargets.count == 4, "\(testTargets)")
+        #expect(testTargets.count == 5, "\(testTargets)")
         for target in testTargets { #expect(table.contains("`Tests/\(target)`"), "the layout table does not name test target \(target)") }
     }
 

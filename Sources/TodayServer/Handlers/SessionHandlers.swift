@@ -118,11 +118,12 @@ struct SessionHandlers: Sendable {
     func timeline(_ request: HTTPRequest, _ path: PathParameters) throws(APIError) -> HTTPResponse {
         let session = try stored(path["id"]).session
         let query = QueryParameters(request: request)
-        if try query.oneOf("format", ["json", "trace"]) == "trace" { return try trace(of: session) }
         let kind = try query.oneOf("kind", TimelineEntry.Kind.allCases.map(\.rawValue))
         let after = try query.afterSeq()
         let limit = try query.limit()
         let waitMs = try query.waitMs(longest: longestWait)
+        // Every parameter is checked whatever the format; a trace is the whole timeline.
+        if try query.oneOf("format", ["json", "trace"]) == "trace" { return try trace(of: session) }
         // HEAD answers the page as it is now: a health check must not wait on a long poll.
         let deadline = Date(timeIntervalSinceNow: request.method == "HEAD" ? 0 : Double(waitMs) / 1000)
         return try timelinePage(ifNoneMatch: request.header("If-None-Match"), id: path["id"], after: after, limit: limit,
