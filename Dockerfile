@@ -10,6 +10,7 @@ COPY Sources ./Sources
 COPY Plugins ./Plugins
 COPY OpenAPI ./OpenAPI
 COPY Web ./Web
+COPY Recorder ./Recorder
 # Not built here, but SwiftPM refuses a package whose declared test folders are missing.
 COPY Tests ./Tests
 RUN swift build -c release --product todaysim \
