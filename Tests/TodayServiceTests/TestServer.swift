@@ -60,7 +60,7 @@ final class TestServer: @unchecked Sendable {
     /// (on the committing thread), with the store: what it writes is there when they look.
     let firstObserver: (@Sendable (SessionStore, [String]) -> Void)?
     private(set) var base: URL
-    /// This server's own HTTP client connections, made anew at each start. Shared by every test,
+    /// This server's own HTTP client connections, made anew at each restart. Shared by every test,
     /// one pool kept idle connections to ports of servers that had stopped; a later server given
     /// the same port by the kernel had its requests sent on such a dead connection (`Empty reply
     /// from server`, Scripts/flaky's PostgreSQL pass).
@@ -123,12 +123,15 @@ final class TestServer: @unchecked Sendable {
         expiry.start()
         self.expiry = expiry
         self.store = store
+        let restarted = self.service != nil
         self.server = server
         self.scheduler = scheduler
         self.service = service
         base = URL(string: "http://127.0.0.1:\(server.port)")!
-        session.finishTasksAndInvalidate()
-        session = Client.makeSession()
+        if restarted {
+            session.finishTasksAndInvalidate()
+            session = Client.makeSession()
+        }
     }
 
     /// The database, opened as `todaysim serve` opens it. A restart may find its own lock still

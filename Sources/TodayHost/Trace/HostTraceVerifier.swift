@@ -202,13 +202,21 @@ public struct HostTraceVerifier: Sendable {
             if let bound = binding[id] { floor = max(floor, bound.atMs) }
         }
         var applyAt = max(traced.atMs, floor)
-        for timer in current.watchdogs where timer.dueAtMs > applyAt {
-            guard timer.dueAtMs <= traced.atMs + tolerance, traceShows(outputsOf(timer), in: before) else { break }
+        // What each timer would output, worked out once: both loops below may ask of one timer.
+        var outputs: [Int: [Observed]] = [:]
+        func outputsOf(_ index: Int) -> [Observed] {
+            if let known = outputs[index] { return known }
+            let fresh = self.outputsOf(current.watchdogs[index])
+            outputs[index] = fresh
+            return fresh
+        }
+        for (index, timer) in current.watchdogs.enumerated() where timer.dueAtMs > applyAt {
+            guard timer.dueAtMs <= traced.atMs + tolerance, traceShows(outputsOf(index), in: before) else { break }
             applyAt = timer.dueAtMs
         }
-        for timer in current.watchdogs where timer.dueAtMs <= applyAt {
+        for (index, timer) in current.watchdogs.enumerated() where timer.dueAtMs <= applyAt {
             guard timer.dueAtMs > floor, timer.dueAtMs + tolerance >= traced.atMs else { continue }
-            let outputs = outputsOf(timer)
+            let outputs = outputsOf(index)
             if traceShows(outputs, in: after), !traceShows(outputs, in: before) {
                 applyAt = max(floor, timer.dueAtMs - 1)
                 break

@@ -155,16 +155,12 @@ public struct TraceReader: Sendable {
         }
         var header = TraceHeader(recorded: recorded, toleranceMs: TraceHeader.defaultToleranceMs)
         if let tolerance = value["toleranceMs"], !tolerance.isNull {
-            guard let ms = tolerance.int64Value, (0...TraceHeader.largestToleranceMs).contains(ms) else {
-                throw TraceProblem(line: line, field: "toleranceMs", "toleranceMs must be an integer from 0 to \(TraceHeader.largestToleranceMs), got \(tolerance.serialized())")
-            }
-            header.toleranceMs = ms
+            header.toleranceMs = try integer(tolerance, "toleranceMs", in: 0...TraceHeader.largestToleranceMs, line: line,
+                                             "an integer from 0 to \(TraceHeader.largestToleranceMs)")
         }
         if let end = value["endMs"], !end.isNull {
-            guard let ms = end.int64Value, ms >= 0, ms <= clockCeilingMs - TraceHeader.largestToleranceMs else {
-                throw TraceProblem(line: line, field: "endMs", "endMs must be a non-negative integer, got \(end.serialized())")
-            }
-            header.endMs = ms
+            let latest = clockCeilingMs - TraceHeader.largestToleranceMs
+            header.endMs = try integer(end, "endMs", in: 0...latest, line: line, "an integer from 0 to \(latest)")
         }
         if let host = value["host"], !host.isNull {
             guard let text = host.stringValue, text.unicodeScalars.count <= Self.maximumHostCharacters else {
@@ -206,17 +202,21 @@ public struct TraceReader: Sendable {
         }
     }
 
+    /// `value` as an integer within `range`, or a problem saying it must be `what`.
+    private func integer(_ value: JSON, _ field: String, in range: ClosedRange<Int64>, line: Int, _ what: String) throws(TraceProblem) -> Int64 {
+        guard let number = value.int64Value, range.contains(number) else {
+            throw TraceProblem(line: line, field: field, "\(field) must be \(what), got \(value.serialized())")
+        }
+        return number
+    }
+
     // MARK: Entries
 
     private mutating func parseEntry(_ value: JSON) throws(TraceProblem) -> TraceLine {
         let line = lineNumber
         guard let atValue = value["atMs"] else { throw TraceProblem(line: line, field: "atMs", "atMs is required") }
-        guard let atMs = atValue.int64Value, atMs >= 0 else {
-            throw TraceProblem(line: line, field: "atMs", "atMs must be a non-negative integer, got \(atValue.serialized())")
-        }
-        guard atMs <= clockCeilingMs - 2 * TraceHeader.largestToleranceMs else {
-            throw TraceProblem(line: line, field: "atMs", "atMs must be at most \(clockCeilingMs - 2 * TraceHeader.largestToleranceMs)")
-        }
+        let latest = clockCeilingMs - 2 * TraceHeader.largestToleranceMs
+        let atMs = try integer(atValue, "atMs", in: 0...latest, line: line, "an integer from 0 to \(latest)")
         guard atMs >= lastAtMs else {
             throw TraceProblem(line: line, field: "atMs", "atMs goes backwards: \(atMs) after \(lastAtMs) on an earlier line")
         }
