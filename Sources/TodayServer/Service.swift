@@ -17,15 +17,21 @@ public final class TodayService: Sendable {
     public let streams: EventStreams
     /// Long reads (and forks), off the HTTP workers.
     private let reads = ReadPool(threads: 2)
+    private let hostTraces: HostTraceHandlers
+    /// The most bytes a host trace's body may hold (TRACE.md): every other body is at most 1 MiB.
+    public static let traceLimit = 256 << 20
 
     /// `heartbeat`: seconds between the comment lines every event stream gets.
     /// `access`: the tokens required on every endpoint but `/healthz`, `/bridge.js` and CORS
     /// preflights, and the label each may see. `longestWaitMs`: the longest `waitMs` a timeline
     /// request may ask (the API's 30,000; tests whose client acts while a request waits raise it).
+    /// `traceLimit`: the most bytes a host trace's body may hold (256 MiB).
     public init(store: SessionStore, scheduler: WallClockScheduler?, log: RequestLog, heartbeat: TimeInterval = 15,
                 expiry: SessionExpiry? = nil, access: Access? = nil, crossOrigin: CrossOrigin = CrossOrigin(origins: []),
-                longestWaitMs: Int = 30_000) {
+                longestWaitMs: Int = 30_000, traceLimit: Int = TodayService.traceLimit) {
         self.log = log
+        let hostTraces = HostTraceHandlers(store: store, access: access, crossOrigin: crossOrigin, limit: traceLimit)
+        self.hostTraces = hostTraces
         self.access = access
         self.crossOrigin = crossOrigin
         self.store = store
@@ -108,7 +114,14 @@ public final class TodayService: Sendable {
         router.add("GET", "/v1/sessions/{id}/report", reads.offWorker("/v1/sessions/{id}/report", reports.report, log: log))
         router.add("GET", "/v1/sessions/{id}/report/junit", reads.offWorker("/v1/sessions/{id}/report/junit", reports.junit, log: log))
         router.add("GET", "/v1/violations", reads.offWorker("/v1/violations", reports.violations, log: log))
+        router.add("POST", HostTraceHandlers.path, hostTraces.judgeWhole)
         self.router = router
+    }
+
+    /// How the HTTP server reads a request's body (`HTTPServer(bodyHandling:)`): a host trace
+    /// as it arrives, every other body whole.
+    public func bodyHandling(_ request: HTTPRequest) -> BodyHandling {
+        hostTraces.bodyHandling(request)
     }
 
     /// Answers every parked request now; call before stopping the HTTP server.
@@ -153,7 +166,9 @@ public final class TodayService: Sendable {
         case let .methodNotAllowed(allowed):
             return (APIError.methodNotAllowed(request.method, allowed: allowed).response, "-")
         case let .found(route, parameters):
-            if !request.body.isEmpty, let refusal = BodyMediaType.refusal(contentType: request.header("Content-Type")) {
+            // A host trace's body has types of its own (NDJSON), which its handler checks.
+            if !request.body.isEmpty, route.template != HostTraceHandlers.path,
+               let refusal = BodyMediaType.refusal(contentType: request.header("Content-Type")) {
                 return (refusal.response, route.template)
             }
             do {

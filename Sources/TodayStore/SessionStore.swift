@@ -827,12 +827,7 @@ public final class SessionStore: @unchecked Sendable {
 
     /// Stores the entries; returns each one's JSON as stored, for the answer.
     private func append(_ entries: [TimelineEntry], ord: Int64, _ transaction: any StorageTransaction) throws(StoreError) -> [[UInt8]] {
-        let encoded = entries.map { entry in
-            var bytes: [UInt8] = []
-            entry.json.write(to: &bytes)
-            return EncodedEntry(seq: entry.seq, kind: entry.kind.rawValue, json: bytes,
-                                violation: entry.kind == .violation ? entry.type : nil)
-        }
+        let encoded = entries.map(EncodedEntry.init)
         try transaction.insertEntries(ord: ord, encoded)
         return encoded.map(\.json)
     }

@@ -72,6 +72,8 @@ protocol SessionStorage: AnyObject, Sendable {
     func databaseNowMs() throws(StoreError) -> Millis
     /// A session being removed whose rows are still there.
     func nextRemoving() throws(StoreError) -> Int64?
+    /// How many rows are hidden (being removed, forked or kept): what tests look for.
+    func hiddenRows() throws(StoreError) -> Int
 
     /// From now until `close`, calls `receive` (on a thread of the storage's) with what other
     /// servers on the same storage commit; storage one server owns has nothing to tell.
@@ -148,7 +150,8 @@ protocol StorageTransaction {
     func copyRecords(to copy: Int64, from source: Int64) throws(StoreError)
     /// Copies the timeline and violation rows with `seq` in `(after, upTo]`.
     func copyEntries(to copy: Int64, from source: Int64, after: Int, upTo: Int) throws(StoreError)
-    /// Makes hidden copy `ord` visible as session `id`.
+    /// Makes hidden copy `ord` visible as session `id`, with `session` as its state (a kept
+    /// replay changed since its row was made).
     func reveal(ord: Int64, id: String, _ session: HostSession, nowMs: Millis) throws(StoreError)
 }
 

@@ -58,18 +58,12 @@ enum VerifyHostCommand {
 
     /// Splits what `input` gives into lines as it comes (64 KiB at a time).
     static func feed(_ input: FileHandle, to verifier: inout HostTraceVerifier) throws(TraceProblem) {
-        var carry: [UInt8] = []
+        var lines = TraceLines(.ndjson)
         while true {
             let chunk = input.readData(ofLength: 64 * 1024)
             if chunk.isEmpty { break }
-            carry += chunk
-            var start = 0
-            while let newline = carry[start...].firstIndex(of: UInt8(ascii: "\n")) {
-                try verifier.feed(line: carry[start..<newline])
-                start = newline + 1
-            }
-            carry.removeFirst(start)
+            try lines.feed(chunk) { line throws(TraceProblem) in try verifier.feed(line: line) }
         }
-        if !carry.isEmpty { try verifier.feed(line: carry) }
+        try lines.finish { line throws(TraceProblem) in try verifier.feed(line: line) }
     }
 }

@@ -219,7 +219,7 @@ enum CommandLineInterface {
             server = try HTTPServer(host: options.host, port: options.port, threads: options.threads,
                                     connectionTimeout: options.connectionTimeout,
                                     maxConnections: connectionLimit(options.maxConnections, openFiles: openFiles, log: log), log: log,
-                                    respond: service.respond)
+                                    bodyHandling: service.bodyHandling, respond: service.respond)
         } catch {
             fail("\(error)", usage: false)
         }

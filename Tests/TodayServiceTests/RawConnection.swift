@@ -42,6 +42,9 @@ final class RawConnection: @unchecked Sendable {
 
     deinit { close(socket) }
 
+    /// Ends the connection from this side, as a client that went away does.
+    func hangUp() { shutdown(socket, Int32(SHUT_RDWR)) }
+
     func send(_ text: String) { send(Array(text.utf8)) }
 
     func send(_ bytes: [UInt8]) {

@@ -54,6 +54,8 @@ final class TestServer: @unchecked Sendable {
     /// poll waits makes it long, so a client starved on a loaded machine (a sanitizer build
     /// beside a CPU hog starved one past 30 s) never finds the wait run out first.
     let longestWaitMs: Int
+    /// The most bytes a host trace's body may hold (a test of the limit sets a small one).
+    let traceLimit: Int
     /// Rows per transaction when removing or forking.
     let chunkRows: Int
     /// Sees each commit's changed session ids before the server's streams and long polls do
@@ -71,6 +73,7 @@ final class TestServer: @unchecked Sendable {
          allowedOrigins: [String] = [], maxConnections: Int = 4000, connectionTimeout: Int = 600, drainSeconds: TimeInterval = 5,
          limitNoteInterval: TimeInterval = 3600, statementDeadline: Duration = .seconds(600),
          rescanInterval: TimeInterval = WallClockScheduler.defaultRescanInterval, longestWaitMs: Int = 30_000,
+         traceLimit: Int = 256 << 20,
          clock: ManualClock? = nil,
          chunkRows: Int = SessionStore.defaultChunkRows, database given: String? = nil,
          firstObserver: (@Sendable (SessionStore, [String]) -> Void)? = nil) throws {
@@ -82,6 +85,7 @@ final class TestServer: @unchecked Sendable {
         self.statementDeadline = statementDeadline
         self.rescanInterval = rescanInterval
         self.longestWaitMs = longestWaitMs
+        self.traceLimit = traceLimit
         self.chunkRows = chunkRows
         self.retentionMs = retentionMs
         self.clock = clock
@@ -114,10 +118,11 @@ final class TestServer: @unchecked Sendable {
         let expiry = SessionExpiry(store: store, retentionMs: retentionMs, log: { line in log.note(line) })
         let service = TodayService(store: store, scheduler: scheduler, log: log, heartbeat: 0.3, expiry: expiry,
                                    access: Access(token: token, labelled: labelTokens),
-                                   crossOrigin: CrossOrigin(origins: allowedOrigins), longestWaitMs: longestWaitMs)
+                                   crossOrigin: CrossOrigin(origins: allowedOrigins), longestWaitMs: longestWaitMs,
+                                   traceLimit: traceLimit)
         let server = try HTTPServer(host: "127.0.0.1", port: 0, threads: 2, connectionTimeout: connectionTimeout,
                                     maxConnections: maxConnections, limitNoteInterval: limitNoteInterval, log: log,
-                                    respond: service.respond)
+                                    bodyHandling: service.bodyHandling, respond: service.respond)
         scheduler.start()
         scheduler.poke()
         expiry.start()

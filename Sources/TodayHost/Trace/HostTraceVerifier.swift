@@ -15,6 +15,7 @@ public struct HostTraceVerifier: Sendable {
     public private(set) var timeline: [TimelineEntry] = []
 
     private let sessionId: String
+    private let label: String?
     private let keepsTimeline: Bool
     /// Replaces the trace's own tolerance (`verify-host --tolerance-ms`, `?toleranceMs=`).
     private let toleranceOverride: Millis?
@@ -67,9 +68,11 @@ public struct HostTraceVerifier: Sendable {
     static let evidenceLimit = 1000
 
     /// `sessionId`: the replay's id (its server-made request ids derive from it, H4).
-    /// `toleranceMs`: replaces the trace's own (0–10,000).
-    public init(sessionId: String = "replay", keepingTimeline: Bool = false, toleranceMs: Millis? = nil) {
+    /// `toleranceMs`: replaces the trace's own (0–10,000). `label`: the replay's (a kept one's).
+    /// `keepingTimeline`: the replay's entries are kept for `takeTimeline()`.
+    public init(sessionId: String = "replay", keepingTimeline: Bool = false, toleranceMs: Millis? = nil, label: String? = nil) {
         self.sessionId = sessionId
+        self.label = label
         self.keepsTimeline = keepingTimeline
         self.toleranceOverride = toleranceMs.map { min(max($0, 0), TraceHeader.largestToleranceMs) }
     }
@@ -89,7 +92,8 @@ public struct HostTraceVerifier: Sendable {
         case let .header(header):
             tolerance = toleranceOverride ?? header.toleranceMs
             judged = Set(header.recorded)
-        case let .creation(config):
+        case var .creation(config):
+            if let label { config.label = label }
             do throws(InputError) {
                 let (created, applied) = try HostSession.create(id: sessionId, config: config)
                 session = created
@@ -114,6 +118,13 @@ public struct HostTraceVerifier: Sendable {
         case .skipped:
             break
         }
+    }
+
+    /// The replay's entries kept since the last call (`keepingTimeline`), in order: a kept
+    /// replay is stored as it goes, not held whole.
+    public mutating func takeTimeline() -> [TimelineEntry] {
+        defer { timeline = [] }
+        return timeline
     }
 
     /// After the last line: replays to `endMs` plus the tolerance and pairs what is left.

@@ -54,6 +54,15 @@ public struct APIError: Error, Equatable {
     public static let payloadTooLarge = APIError(code: "payload_too_large", status: 413,
                                                  detail: "request bodies are at most 1 MiB")
 
+    /// A body read as it arrives (a host trace) past its own limit.
+    public static func bodyTooLarge(limit: Int) -> APIError {
+        APIError(code: "payload_too_large", status: 413, detail: "this body is at most \(limit % (1 << 20) == 0 ? "\(limit >> 20) MiB" : "\(limit) bytes")")
+    }
+
+    public static func invalidTrace(_ problem: TraceProblem, hint: String = "") -> APIError {
+        APIError(code: "invalid_trace", status: 400, detail: problem.problemDetail + hint, field: problem.problemField)
+    }
+
     public static func unsupportedMediaType(_ detail: String) -> APIError {
         APIError(code: "unsupported_media_type", status: 415, detail: detail)
     }
@@ -95,7 +104,7 @@ public struct APIError: Error, Equatable {
         "method_not_allowed": "Method not allowed", "session_exists": "Session exists",
         "session_closed": "Session closed", "precondition_failed": "Precondition failed",
         "idempotency_conflict": "Idempotency conflict", "clock_not_virtual": "Clock not virtual",
-        "payload_too_large": "Payload too large",
+        "payload_too_large": "Payload too large", "invalid_trace": "Invalid trace",
         "unsupported_media_type": "Unsupported media type", "internal": "Internal error",
         "insufficient_storage": "Insufficient storage", "storage_unavailable": "Storage unavailable",
         "shutting_down": "Shutting down", "too_many_connections": "Too many connections", "malformed_request": "Malformed request",

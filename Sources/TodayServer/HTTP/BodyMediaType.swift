@@ -12,11 +12,21 @@ enum BodyMediaType {
     /// `nil` when a body of this type is read, else the `415` to answer.
     static func refusal(contentType: String?) -> APIError? {
         guard let contentType else { return nil }
-        let parts = contentType.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-        let mediaType = parts.first ?? ""
-        guard accepted.contains(mediaType) || mediaType.hasSuffix("+json") else {
-            return .unsupportedMediaType("request bodies are JSON (application/json); got Content-Type \(mediaType.isEmpty ? "(empty)" : mediaType)")
+        let type = mediaType(contentType)
+        guard accepted.contains(type) || type.hasSuffix("+json") else {
+            return .unsupportedMediaType("request bodies are JSON (application/json); got Content-Type \(type.isEmpty ? "(empty)" : type)")
         }
+        return charsetRefusal(contentType)
+    }
+
+    /// The media type of `contentType`, lowercased, without its parameters.
+    static func mediaType(_ contentType: String) -> String {
+        contentType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+    }
+
+    /// The `415` for a charset other than UTF-8, else `nil`.
+    static func charsetRefusal(_ contentType: String) -> APIError? {
+        let parts = contentType.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
         for parameter in parts.dropFirst() where parameter.hasPrefix("charset=") {
             let charset = parameter.dropFirst("charset=".count).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
             guard charsets.contains(charset) else {

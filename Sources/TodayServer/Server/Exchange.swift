@@ -8,6 +8,11 @@ final class Exchange: @unchecked Sendable {
     var discarded = 0
     var tooLarge: Bool { discarded > 0 }
     var answered = false
+    /// A body read as it arrives (`BodyHandling.streamed`), until it is finished or abandoned.
+    var sink: (any BodySink)?
+    var sinkRoute = "-"
+    /// Bytes of the body seen so far (a streamed body's are not kept).
+    var received = 0
     let startedAt = DispatchTime.now()
     private let lock = NSLock()
     // Guarded by `lock`: set by the work that a parked request waits for.

@@ -26,6 +26,7 @@ public final class HTTPServer: @unchecked Sendable {
 
     public let port: Int
     private let respond: @Sendable (HTTPRequest) -> (HTTPResponse, routeName: String)
+    private let bodyHandling: @Sendable (HTTPRequest) -> BodyHandling
     private let log: RequestLog
     // Set once in init, cleared once by stop(); guarded by `stateLock`.
     private var daemon: OpaquePointer?
@@ -47,8 +48,11 @@ public final class HTTPServer: @unchecked Sendable {
     /// request to arrive (see `RequestDeadlines`). `maxConnections`: open connections served at
     /// once; a request on one past it is answered `503` (see `ConnectionLimit`).
     /// `limitNoteInterval`: how often refusals past `maxConnections` are logged, at most.
+    /// `bodyHandling`: from a request's head, whether its body is read whole (then `respond`)
+    /// or handed to a sink as it arrives.
     public init(host: String, port: Int, threads: Int, connectionTimeout: Int = 30, maxConnections: Int = 4000,
                 limitNoteInterval: TimeInterval = 10, log: RequestLog,
+                bodyHandling: @escaping @Sendable (HTTPRequest) -> BodyHandling = { _ in .whole },
                 respond: @escaping @Sendable (HTTPRequest) -> (HTTPResponse, routeName: String)) throws {
         var boundPort: Int32 = 0
         var isIPv6: Int32 = 0
@@ -63,6 +67,7 @@ public final class HTTPServer: @unchecked Sendable {
         workers = max(1, threads)
         workerLimit = Self.connectionsHeld(serving: maxConnections) / workers
         self.respond = respond
+        self.bodyHandling = bodyHandling
         self.log = log
         deadlines = RequestDeadlines(deadline: TimeInterval(connectionTimeout))
         connections = ConnectionLimit(limit: maxConnections, noteInterval: limitNoteInterval) { [log] line in log.note(line) }
@@ -161,7 +166,23 @@ public final class HTTPServer: @unchecked Sendable {
                 exchange.answered = true
                 return queue(refusal.response, on: connection, method: method, route: "-", exchange: exchange)
             }
-            if let length = header(connection, "Content-Length").flatMap(Int.init), length > Self.maximumBodyBytes {
+            let announced = header(connection, "Content-Length").flatMap(Int.init)
+            switch bodyHandling(request(on: connection, method: method, url: url, body: [])) {
+            case .whole:
+                break
+            case let .refused(response, route):
+                exchange.answered = true
+                return queue(response, on: connection, method: method, route: route, exchange: exchange)
+            case let .streamed(sink, route):
+                if let announced, announced > sink.limit {
+                    exchange.answered = true
+                    return queue(APIError.bodyTooLarge(limit: sink.limit).response, on: connection, method: method, route: route, exchange: exchange)
+                }
+                exchange.sink = sink
+                exchange.sinkRoute = route
+                return .YES
+            }
+            if let length = announced, length > Self.maximumBodyBytes {
                 exchange.answered = true
                 return queue(APIError.payloadTooLarge.response, on: connection, method: method, route: "-", exchange: exchange)
             }
@@ -176,6 +197,19 @@ public final class HTTPServer: @unchecked Sendable {
             let size = uploadSize.pointee
             uploadSize.pointee = 0
             guard !exchange.answered, let upload else { return .YES }
+            if let sink = exchange.sink {
+                // Streamed: each piece goes to the sink as it comes (its answer waits for the end).
+                // Past its limit the rest is read and dropped, as below, to be answered 413.
+                if exchange.tooLarge || size > sink.limit - exchange.received {
+                    exchange.discarded += size
+                    return exchange.discarded > Self.discardLimit ? .NO : .YES
+                }
+                exchange.received += size
+                upload.withMemoryRebound(to: UInt8.self, capacity: size) { bytes in
+                    sink.take(UnsafeBufferPointer(start: bytes, count: size))
+                }
+                return .YES
+            }
             if exchange.tooLarge || exchange.body.count + size > Self.maximumBodyBytes {
                 // A body without an announced length (chunked) that grows past the limit is
                 // read on and thrown away so its end can be answered `413` cleanly (an answer
@@ -192,11 +226,26 @@ public final class HTTPServer: @unchecked Sendable {
         }
         guard !exchange.answered else { return .YES }
         exchange.answered = true
+        if let sink = exchange.sink {
+            exchange.sink = nil
+            if exchange.tooLarge {
+                sink.abandon()
+                return queue(APIError.bodyTooLarge(limit: sink.limit).response, on: connection, method: method,
+                             route: exchange.sinkRoute, exchange: exchange)
+            }
+            return answer(sink.finish(), on: connection, method: method, route: exchange.sinkRoute, exchange: exchange)
+        }
         if exchange.tooLarge {
             return queue(APIError.payloadTooLarge.response, on: connection, method: method, route: "-", exchange: exchange)
         }
-        let request = HTTPRequest(
-            method: method, path: url, body: exchange.body,
+        let (response, routeName) = respond(request(on: connection, method: method, url: url, body: exchange.body))
+        return answer(response, on: connection, method: method, route: routeName, exchange: exchange)
+    }
+
+    /// The request as handlers see it, its headers and query read from the connection.
+    private func request(on connection: OpaquePointer, method: String, url: String, body: [UInt8]) -> HTTPRequest {
+        HTTPRequest(
+            method: method, path: url, body: body,
             header: { [connection] name in todaysim_request_header(connection, name).map { String(cString: $0) } },
             query: { [connection] name in
                 var size = 0
@@ -204,8 +253,6 @@ public final class HTTPServer: @unchecked Sendable {
                 // The decoded length, so `?uid=ab%00cd` reads as the whole value (and is refused), not as "ab".
                 return String(decoding: UnsafeRawBufferPointer(start: value, count: size), as: UTF8.self)
             })
-        let (response, routeName) = respond(request)
-        return answer(response, on: connection, method: method, route: routeName, exchange: exchange)
     }
 
     /// Sends `response`, or parks the connection until its deferred work is done; resuming
@@ -232,6 +279,10 @@ public final class HTTPServer: @unchecked Sendable {
     fileprivate func completed(connection: OpaquePointer?, slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) {
         if let connection { deadlines.answered(connection) }
         guard let slot, let stored = slot.pointee else { return }
+        let exchange = Unmanaged<Exchange>.fromOpaque(stored).takeUnretainedValue()
+        // A streamed body whose request ended before its last byte (the client left, a cut).
+        exchange.sink?.abandon()
+        exchange.sink = nil
         Unmanaged<Exchange>.fromOpaque(stored).release()
         slot.pointee = nil
         requests.leave()

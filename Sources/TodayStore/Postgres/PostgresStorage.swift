@@ -302,4 +302,8 @@ final class PostgresStorage: SessionStorage, @unchecked Sendable {
     func nextRemoving() throws(StoreError) -> Int64? {
         try column("next_removing") { result, row throws(PostgresError) in try result.int64(row, 0) }.first
     }
+
+    func hiddenRows() throws(StoreError) -> Int {
+        try column("hidden_rows") { result, row throws(PostgresError) in Int(try result.int64(row, 0)) }.first ?? 0
+    }
 }

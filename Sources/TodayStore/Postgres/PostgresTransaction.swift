@@ -95,7 +95,7 @@ struct PostgresTransaction: StorageTransaction {
                 SELECT $1, seq, code FROM violations WHERE session = $2 AND seq > $3 AND seq <= $4 ORDER BY seq
             """),
         ("reveal_session", """
-            UPDATE sessions SET id = $1, uid = $2, label = $3, closed = $4::smallint, next_due_ms = $5,
+            UPDATE sessions SET id = $1, uid = $2, label = $3, closed = $4::smallint, next_due_ms = $5, version = $8, state = $9,
                 closed_at_ms = CASE WHEN $4::smallint = 1 THEN $7::bigint ELSE NULL END WHERE ord = $6
             """),
         ("order_lock", "SELECT pg_advisory_xact_lock($1)"),
@@ -145,6 +145,7 @@ struct PostgresTransaction: StorageTransaction {
             SELECT wall_origin_ms + next_due_ms FROM sessions WHERE clock = 'wall' AND closed = 0 AND next_due_ms IS NOT NULL
             ORDER BY wall_origin_ms + next_due_ms LIMIT 1
             """),
+        ("hidden_rows", "SELECT count(*) FROM sessions WHERE closed = 2"),
         ("next_removing", "SELECT ord FROM sessions WHERE closed = 2 AND id LIKE 'removing/%' ORDER BY ord LIMIT 1"),
     ]
 
@@ -326,7 +327,7 @@ struct PostgresTransaction: StorageTransaction {
     func reveal(ord: Int64, id: String, _ session: HostSession, nowMs: Millis) throws(StoreError) {
         _ = try claiming(id, "reveal_session", [
             .text(id), .text(session.uid), .text(session.config.label), .int(session.isClosed ? 1 : 0),
-            Self.nextDue(session), .int64(ord), .int64(nowMs),
+            Self.nextDue(session), .int64(ord), .int64(nowMs), .int(session.version), .bytes(session.stateBytes),
         ])
     }
 }

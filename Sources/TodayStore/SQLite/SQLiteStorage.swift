@@ -288,6 +288,10 @@ final class SQLiteStorage: SessionStorage, @unchecked Sendable {
         try readingWriter { statements throws(SQLiteError) in try statements.nextRemoving.rows { $0.int64(0) }.first }
     }
 
+    func hiddenRows() throws(StoreError) -> Int {
+        try readingWriter { statements throws(SQLiteError) in try statements.hiddenRows.rows { Int($0.int64(0)) }.first ?? 0 }
+    }
+
     /// One server per file: no other writes to hear of.
     func followOtherServers(_ receive: @escaping @Sendable (RemoteChange) -> Void) {}
 }

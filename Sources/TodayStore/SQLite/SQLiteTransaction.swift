@@ -141,7 +141,7 @@ struct SQLiteTransaction: StorageTransaction {
     func reveal(ord: Int64, id: String, _ session: HostSession, nowMs: Millis) throws(StoreError) {
         try run(statements.revealSession, [
             .text(id), .text(session.uid), .text(session.config.label), .integer(session.isClosed ? 1 : 0),
-            Self.nextDue(session), .integer(ord), .integer(nowMs),
+            Self.nextDue(session), .integer(ord), .integer(nowMs), .integer(session.version), .blob(session.stateBytes),
         ])
     }
 }

@@ -38,6 +38,7 @@ final class StoreStatements {
     /// every read; the id renamed so it is free at once).
     let hideSession: Statement
     let nextRemoving: Statement
+    let hiddenRows: Statement
     let reclaimTimeline: Statement
     let reclaimViolations: Statement
     let reclaimRequests: Statement
@@ -81,6 +82,7 @@ final class StoreStatements {
             UPDATE sessions SET closed = 2, id = 'removing/' || ord, uid = '', label = NULL, next_due_ms = NULL,
                 ttl_ms = NULL, closed_at_ms = NULL WHERE ord = ?
             """)
+        hiddenRows = try database.prepare("SELECT count(*) FROM sessions WHERE closed = 2")
         nextRemoving = try database.prepare(
             "SELECT ord FROM sessions WHERE closed = 2 AND substr(id, 1, 9) = 'removing/' ORDER BY ord LIMIT 1")
         reclaimTimeline = try database.prepare(
@@ -101,7 +103,7 @@ final class StoreStatements {
                 SELECT ?1, seq, code FROM violations WHERE session = ?2 AND seq > ?3 AND seq <= ?4 ORDER BY seq
             """)
         revealSession = try database.prepare("""
-            UPDATE sessions SET id = ?1, uid = ?2, label = ?3, closed = ?4, next_due_ms = ?5,
+            UPDATE sessions SET id = ?1, uid = ?2, label = ?3, closed = ?4, next_due_ms = ?5, version = ?8, state = ?9,
                 closed_at_ms = CASE WHEN ?4 = 1 THEN ?7 ELSE NULL END WHERE ord = ?6
             """)
         sessionOrd = try database.prepare("SELECT ord FROM sessions WHERE id = ? AND closed < 2")
