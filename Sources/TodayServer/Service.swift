@@ -152,13 +152,11 @@ public final class TodayService: Sendable {
         return (response.adding(crossOrigin.headers(for: origin)), route)
     }
 
-    private func route(_ request: HTTPRequest) -> (HTTPResponse, routeName: String) {
-        var request = request
-        if let access {
-            switch access.scope(for: request) {
-            case let .failure(refusal): return (refusal.response, "-")
-            case let .success(scope): request.scope = scope
-            }
+    private func route(_ incoming: HTTPRequest) -> (HTTPResponse, routeName: String) {
+        let request: HTTPRequest
+        switch Access.scoped(incoming, by: access) {
+        case let .failure(refusal): return (refusal.response, "-")
+        case let .success(scoped): request = scoped
         }
         switch router.match(method: request.method, path: request.path) {
         case .notFound:

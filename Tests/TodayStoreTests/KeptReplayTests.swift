@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TodayHost
+import TodayTestSupport
 @testable import TodayStore
 
 /// Issue 21, item 3: a host trace's replay kept as a session (`POST /v1/host-traces?keep=`),
@@ -56,14 +57,12 @@ import TodayHost
         kept.abandon()
         #expect(try store.exists("gone") == false)
         let database = try Database(path: path)
-        let deadline = Date().addingTimeInterval(60)
         var left = -1
-        while Date() < deadline {
+        let removed = try eventuallyOnThisThread(within: 60, pollMs: 20) {
             left = Int(try database.integer("SELECT count(*) FROM sessions") + database.integer("SELECT count(*) FROM timeline"))
-            if left == 0 { break }
-            usleep(20_000)
+            return left == 0
         }
-        #expect(left == 0, "the reclaimer removes an abandoned replay's rows: \(left) left")
+        #expect(removed, "the reclaimer removes an abandoned replay's rows: \(left) left")
         // Its id was never taken.
         let (again, _) = try HostSession.create(id: "gone", config: SessionConfig(uid: "u"))
         _ = try store.keepReplay(again, as: "gone").finish(again, ledger: InMemoryLedger())

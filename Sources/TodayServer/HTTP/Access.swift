@@ -44,6 +44,17 @@ public struct Access: Sendable {
 
     static let openPaths: Set<String> = ["/healthz", "/readyz", "/bridge.js"]
 
+    /// `request` with its token's scope set, or the `401` to answer; without tokens, as it is.
+    static func scoped(_ request: HTTPRequest, by access: Access?) -> Result<HTTPRequest, APIError> {
+        guard let access else { return .success(request) }
+        var scoped = request
+        switch access.scope(for: request) {
+        case let .failure(refusal): return .failure(refusal)
+        case let .success(scope): scoped.scope = scope
+        }
+        return .success(scoped)
+    }
+
     /// The request's scope, or the `401` to answer.
     func scope(for request: HTTPRequest) -> Result<Scope, APIError> {
         // (CORS preflights never get here: TodayService answers `OPTIONS` before asking.)

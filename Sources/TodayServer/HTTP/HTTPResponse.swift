@@ -26,6 +26,11 @@ public struct HTTPResponse {
         return HTTPResponse(status: status, headers: [("Content-Type", jsonContentType)] + headers, body: bytes)
     }
 
+    /// JUnit XML (a verdict for a CI system).
+    public static func junit(_ xml: String) -> HTTPResponse {
+        HTTPResponse(status: 200, headers: [("Content-Type", "application/xml; charset=utf-8")], body: Array(xml.utf8))
+    }
+
     /// A JSON body assembled from pieces already encoded (stored timeline entries).
     public static func jsonBytes(_ bytes: [UInt8], status: Int = 200) -> HTTPResponse {
         HTTPResponse(status: status, headers: [("Content-Type", jsonContentType)], body: bytes)

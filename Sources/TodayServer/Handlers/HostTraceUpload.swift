@@ -130,12 +130,7 @@ final class HostTraceUpload: BodySink, @unchecked Sendable {
     }
 
     private func answer(_ verdict: Verdict) -> HTTPResponse {
-        var response: HTTPResponse
-        if options.junit {
-            response = HTTPResponse(status: 200, headers: [("Content-Type", "application/xml; charset=utf-8")], body: Array(verdict.junit.utf8))
-        } else {
-            response = .json(verdict.json)
-        }
+        var response: HTTPResponse = options.junit ? .junit(verdict.junit) : .json(verdict.json)
         response.headers += extraHeaders
         return response
     }
@@ -156,15 +151,8 @@ struct HostTraceHandlers: Sendable {
     func bodyHandling(_ request: HTTPRequest) -> BodyHandling {
         guard request.method == "POST", request.path == Self.path else { return .whole }
         let cors = crossOrigin.headers(for: request.header("Origin"))
-        var scoped = request
-        if let access {
-            switch access.scope(for: request) {
-            case let .failure(refusal): return .refused(refusal.response.adding(cors), routeName: Self.path)
-            case let .success(scope): scoped.scope = scope
-            }
-        }
         do throws(APIError) {
-            return .streamed(try upload(scoped, extraHeaders: cors), routeName: Self.path)
+            return .streamed(try upload(try Access.scoped(request, by: access).get(), extraHeaders: cors), routeName: Self.path)
         } catch {
             return .refused(error.response.adding(cors), routeName: Self.path)
         }

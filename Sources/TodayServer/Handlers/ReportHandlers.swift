@@ -28,8 +28,7 @@ struct ReportHandlers: Sendable {
     }
 
     private static func junit(_ report: SessionReport) -> HTTPResponse {
-        HTTPResponse(status: 200, headers: [("Content-Type", "application/xml; charset=utf-8")],
-                     body: Array(report.junit.utf8))
+        .junit(report.junit)
     }
 
     /// `GET /v1/violations?uid=&code=&after=&limit=`.
