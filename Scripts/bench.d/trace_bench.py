@@ -115,11 +115,14 @@ def big_trace(golden_path, big_path, lines_wanted):
     period = entries[end]["atMs"] - entries[start]["atMs"]
     template = lines[start:end]
     ids = sorted({m for line in template for m in re.findall(r'"requestId":"([^"]+)"', line)}, key=len, reverse=True)
+    # Each copy's documents are numbered on from the last copy's, as the host numbers its loads.
+    loads = sum(1 for line in template if '"kind":"navigation"' in line)
     header = entries[0]
     copies = max(1, (lines_wanted - start) // len(template))
     last_at = entries[start]["atMs"] + copies * period
     header["endMs"] = last_at
     at = re.compile(r'"atMs":(\d+)')
+    load_id = re.compile(r'"loadId":(\d+)')
     with open(big_path, "w") as out:
         out.write(json.dumps(header, separators=(",", ":")) + "\n")
         for line in lines[1:start]:
@@ -128,8 +131,9 @@ def big_trace(golden_path, big_path, lines_wanted):
             shift = k * period
             for line in template:
                 line = at.sub(lambda m: f'"atMs":{int(m.group(1)) + shift}', line, count=1)
-                for rid in ids:
-                    line = line.replace(f'"{rid}"', f'"{rid}-c{k}"')
+                line = load_id.sub(lambda m: f'"loadId":{int(m.group(1)) + k * loads}', line)
+                for rid in ids:  # wherever it stands: a field, or a document URL's requestId=
+                    line = line.replace(rid, f"{rid}-c{k}")
                 out.write(line + "\n")
     return start + copies * len(template)
 

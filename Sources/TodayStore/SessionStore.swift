@@ -48,7 +48,7 @@ public final class SessionStore: @unchecked Sendable {
                 metrics.increment("todaysim_watchdogs_fired_total", labels: "kind=\"\(entry.type)\"")
             case .violation:
                 metrics.increment("todaysim_violations_total", labels: "code=\"\(entry.type)\"")
-            case .bridge, .emit, .navigation, .request, .header, .pull, .overlay, .analytics, .resolution:
+            case .bridge, .emit, .navigation, .request, .header, .pull, .overlay, .analytics, .resolution, .verdict:
                 break
             }
         }

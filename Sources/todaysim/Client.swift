@@ -128,6 +128,7 @@ enum ClientCommands {
         case "header", "overlay": detail = "\(data["from"]?.stringValue ?? "") → \(data["to"]?.stringValue ?? "")"
         case "input", "bridge": detail = [data["outcome"]?.stringValue, data["reason"]?.stringValue].compactMap { $0 }.joined(separator: " ")
         case "violation": detail = data["detail"]?.stringValue ?? ""
+        case "verdict": detail = "\(data["divergenceCount"]?.int64Value ?? 0) divergences (host trace)"
         case "navigation": detail = data["url"]?.stringValue ?? ""
         case "pull": detail = [data["state"]?.stringValue, data["outcome"]?.stringValue].compactMap { $0 }.joined(separator: " ")
         default: detail = ""

@@ -7,6 +7,8 @@ enum Usage {
                               [--retention-seconds S] [--heartbeat-seconds S] [--threads N] [--quiet]
                               [--connection-timeout-seconds 30]  (silence allowed, and the time a
                               whole request may take to arrive)
+                              [--min-upload-rate 65536]  (bytes a second a streamed trace body
+                              must keep to past that; the time spent judging it is not counted)
                               [--max-connections 4000]  (open connections served at once; a
                               request on one past it is answered 503 and closed)
                               [--drain-seconds 5]  (at SIGINT/SIGTERM, how long requests in

@@ -13,6 +13,7 @@ enum CommandLineInterface {
             ?? ".todaysim/sessions.sqlite"
         var threads = 2
         var connectionTimeout = 30
+        var minimumUploadRate = HTTPServer.defaultMinimumUploadRate
         var maxConnections = 4000
         var drainSeconds: Double = 5
         var statementTimeoutSeconds: Double = 5
@@ -104,6 +105,11 @@ enum CommandLineInterface {
                     fail("--connection-timeout-seconds must be 1-3600", usage: false)
                 }
                 options.connectionTimeout = seconds
+            case "--min-upload-rate":
+                guard let rate = Int(value), (1...(1 << 30)).contains(rate) else {
+                    fail("--min-upload-rate must be 1-1073741824 (bytes a second)", usage: false)
+                }
+                options.minimumUploadRate = rate
             case "--drain-seconds":
                 guard let seconds = Double(value), seconds >= 0, seconds <= 3600 else {
                     fail("--drain-seconds must be a number from 0 to 3600", usage: false)
@@ -218,7 +224,8 @@ enum CommandLineInterface {
         do {
             server = try HTTPServer(host: options.host, port: options.port, threads: options.threads,
                                     connectionTimeout: options.connectionTimeout,
-                                    maxConnections: connectionLimit(options.maxConnections, openFiles: openFiles, log: log), log: log,
+                                    maxConnections: connectionLimit(options.maxConnections, openFiles: openFiles, log: log),
+                                    minimumUploadRate: options.minimumUploadRate, log: log,
                                     bodyHandling: service.bodyHandling, respond: service.respond)
         } catch {
             fail("\(error)", usage: false)

@@ -85,8 +85,25 @@ import TodayTestSupport
         // Outputs only: the replay's clock moves are its own (it runs on to endMs plus the tolerance).
         let outputs = { (entries: [JSON]) in entries.filter { $0["kind"] != "input" }.map { [$0["atMs"], $0["kind"], $0["type"]] } }
         let original = outputs(try await client.timeline("s1"))
-        let replayed = outputs(try await client.timeline("replay-1"))
+        let keptEntries = try await client.timeline("replay-1")
+        let replayed = outputs(Array(keptEntries.dropLast()))
         #expect(!original.isEmpty && replayed == original, "the kept replay made the outputs of the session the trace came from")
+        // Its last entry is the verdict (without `session`); each divergence's replaySeq is the
+        // kept entry it expected, where the dashboard marks it.
+        let last = keptEntries.last
+        #expect(last?["kind"] == "verdict" && last?["type"] == "diverges" && last?["rule"] == nil, "\(String(describing: last))")
+        #expect(last?["data"]?["divergences"] == reply["divergences"] && last?["data"]?["divergenceCount"] == reply["divergenceCount"]
+            && last?["data"]?["session"] == nil, "\(String(describing: last))")
+        guard case let .array(divergences)? = reply["divergences"], !divergences.isEmpty else {
+            Issue.record("no divergences: \(reply.text)")
+            return
+        }
+        for divergence in divergences {
+            let seq = divergence["replaySeq"]?.int64Value
+            let expected = keptEntries.first { $0["seq"]?.int64Value == seq }
+            #expect(seq != nil && expected?["kind"] == divergence["kind"] && expected?["type"] == divergence["type"]
+                && expected?["atMs"] == divergence["atMs"], "\(divergence) → \(String(describing: expected))")
+        }
         // Forkable and removable as any session.
         #expect(try await client.post("/v1/sessions/replay-1/fork", ["id": "replay-1b"]).status == 201)
         // Its id is now taken.

@@ -8,7 +8,7 @@ public enum InputDecoding {
         var config = SessionConfig(uid: uid)
         let id = try fields.string("id")
         if let id, !HostSession.isValidId(id) {
-            throw .invalidField("id", "must match [A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+            throw .invalidField("id", HostSession.idRule)
         }
         config.label = try fields.identifier("label")
         config.language = try fields.identifier("language") ?? config.language

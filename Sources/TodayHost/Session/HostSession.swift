@@ -33,6 +33,9 @@ public struct HostSession: Codable, Equatable, Sendable {
     /// Feeds server-made dialog call ids (H27).
     public internal(set) var dialogCounter = 0
 
+    /// What an invalid id is told (`isValidId`).
+    public static let idRule = "must match [A-Za-z0-9][A-Za-z0-9._-]{0,63}"
+
     /// `[A-Za-z0-9][A-Za-z0-9._-]{0,63}` (API conventions).
     public static func isValidId(_ id: String) -> Bool {
         let bytes = Array(id.utf8)
@@ -54,7 +57,7 @@ public struct HostSession: Codable, Equatable, Sendable {
 
     /// H1–H3: a new session in the foreground, its first document loading behind the overlay.
     public static func create(id: String, config: SessionConfig) throws(InputError) -> (HostSession, Applied) {
-        guard isValidId(id) else { throw .invalidField("id", "must match [A-Za-z0-9][A-Za-z0-9._-]{0,63}") }
+        guard isValidId(id) else { throw .invalidField("id", idRule) }
         try config.validate()
         var session = HostSession(id: id, config: config)
         var log = StepLog(ledger: LedgerOverlay(base: InMemoryLedger()))
@@ -69,7 +72,7 @@ public struct HostSession: Codable, Equatable, Sendable {
     /// The same session under another id (`POST …/fork`): server-made ids it makes from now
     /// on derive from `newId`.
     public func forked(as newId: String) throws(InputError) -> HostSession {
-        guard Self.isValidId(newId) else { throw .invalidField("id", "must match [A-Za-z0-9][A-Za-z0-9._-]{0,63}") }
+        guard Self.isValidId(newId) else { throw .invalidField("id", Self.idRule) }
         var copy = HostSession(id: newId, config: config)
         copy.uid = uid
         copy.isClosed = isClosed
@@ -178,6 +181,17 @@ public struct HostSession: Codable, Equatable, Sendable {
         lastSeq += 1
         log.entries.append(TimelineEntry(seq: lastSeq, atMs: nowMs, kind: kind, type: type, requestId: requestId, rule: rule,
                                          data: data))
+    }
+
+    /// A kept replay's last entry (`POST /v1/host-traces?keep=`): the verdict on the host trace
+    /// it replays, `conforms` or `diverges`, its data the verdict without `session`. Not an
+    /// input: the version stays.
+    mutating func noteVerdict(_ verdict: Verdict) -> TimelineEntry {
+        var log = StepLog(ledger: LedgerOverlay(base: InMemoryLedger()))
+        var data = verdict.json
+        if case let .object(members) = data { data = .object(members.filter { $0.0 != "session" }) }
+        append(kind: .verdict, type: verdict.conforms ? "conforms" : "diverges", requestId: nil, data: data, &log)
+        return log.entries[0]
     }
 
     var instant: Instant { Instant(ms: nowMs, step: step) }

@@ -2,7 +2,9 @@
 public struct TimelineEntry: Equatable, Sendable {
     public enum Kind: String, Codable, Sendable, CaseIterable {
         case input, bridge, emit, navigation, request, header, pull, overlay, watchdog, analytics, resolution,
-            violation
+            violation,
+            /// A kept replay's last entry: the verdict on the host trace it replays.
+            verdict
     }
 
     public var seq: Int

@@ -64,17 +64,27 @@ public struct HostTraceVerifier: Sendable {
 
     /// How many outputs of one kind wait for a pair before the oldest are judged anyway.
     static let gapLimit = 2000
+    /// How many of the replay's unpaired outputs a leftover trace output is compared with.
+    static let gapLookahead = 64
     /// How many outputs around an input are kept to read a timer's order from.
     static let evidenceLimit = 1000
 
     /// `sessionId`: the replay's id (its server-made request ids derive from it, H4).
     /// `toleranceMs`: replaces the trace's own (0–10,000). `label`: the replay's (a kept one's).
-    /// `keepingTimeline`: the replay's entries are kept for `takeTimeline()`.
+    /// `keepingTimeline`: the replay's entries are kept for `takeTimeline()`, and `finish()`
+    /// ends them with a `verdict` entry (what a kept replay stores).
     public init(sessionId: String = "replay", keepingTimeline: Bool = false, toleranceMs: Millis? = nil, label: String? = nil) {
         self.sessionId = sessionId
         self.label = label
         self.keepsTimeline = keepingTimeline
         self.toleranceOverride = toleranceMs.map { min(max($0, 0), TraceHeader.largestToleranceMs) }
+    }
+
+    /// The outputs the pass holds now beyond the replay's own state (waiting to be paired,
+    /// unpaired, or kept as evidence around an input): bounded, whatever the trace's length.
+    var heldOutputs: Int {
+        undecided.count - undecidedStart + replayOutputs.values.reduce(0) { $0 + $1.count }
+            + traceGap.values.reduce(0) { $0 + $1.count } + before.count + after.count
     }
 
     /// Verifies a whole trace held in memory.
@@ -146,12 +156,19 @@ public struct HostTraceVerifier: Sendable {
         }
         divergences.sort(by: Verdict.Divergence.before)
         let header = reader.header!
-        return Verdict(host: header.host, toleranceMs: tolerance, endMs: end,
-                       judged: header.recorded.map { kind in
-                           (kind, max(traceCounts[kind] ?? 0, (replayCounts[kind] ?? 0) - (replayAfterEnd[kind] ?? 0)))
-                       },
-                       divergences: Array(divergences.prefix(Verdict.listedDivergences)), divergenceCount: divergenceCount,
-                       warnings: [], session: nil)
+        let verdict = Verdict(host: header.host, toleranceMs: tolerance, endMs: end,
+                              judged: header.recorded.map { kind in
+                                  (kind, max(traceCounts[kind] ?? 0, (replayCounts[kind] ?? 0) - (replayAfterEnd[kind] ?? 0)))
+                              },
+                              divergences: Array(divergences.prefix(Verdict.listedDivergences)), divergenceCount: divergenceCount,
+                              warnings: [], session: nil)
+        if keepsTimeline, var kept = session {
+            // A kept replay ends with the verdict on the trace it replays (the dashboard marks
+            // each divergence on its lane from it).
+            timeline.append(kept.noteVerdict(verdict))
+            session = kept
+        }
+        return verdict
     }
 
     // MARK: Reading
@@ -333,7 +350,7 @@ public struct HostTraceVerifier: Sendable {
         bind(output, among: replayOutputs[kind] ?? [])
         guard judged.contains(kind) else { return }
         let queue = replayOutputs[kind] ?? []
-        if let index = queue.firstIndex(where: { abs($0.atMs - output.atMs) <= tolerance && equal(output, $0) }) {
+        if let index = pairIndex(of: output, in: queue) {
             resolveGap(kind, trace: traceGap[kind] ?? [], replay: Array(queue[..<index]))
             traceGap[kind] = []
             replayOutputs[kind] = Array(queue[(index + 1)...])
@@ -349,12 +366,42 @@ public struct HostTraceVerifier: Sendable {
         }
     }
 
+    /// The first replay output in `queue` (in time order) within the tolerance of `output` that
+    /// equals it: found by halving to the window, then looking in it only.
+    private func pairIndex(of output: Observed, in queue: [Observed]) -> Int? {
+        let earliest = output.atMs - tolerance, latest = output.atMs + tolerance
+        var low = 0, high = queue.count
+        while low < high {
+            let middle = (low + high) / 2
+            if queue[middle].atMs < earliest { low = middle + 1 } else { high = middle }
+        }
+        while low < queue.count, queue[low].atMs <= latest {
+            if equal(output, queue[low]) { return low }
+            low += 1
+        }
+        return nil
+    }
+
     /// Replay outputs of kinds kept only for binding are dropped once no trace output can bind
-    /// to them.
+    /// to them; a judged kind's unpaired replay outputs past `gapLimit` that no trace output can
+    /// pair with any more (a trace that records the kind and has none of them) are judged, the
+    /// oldest half at a time, so memory stays bounded.
     private mutating func pruneUnjudged() {
         let oldest = undecidedStart < undecided.count ? undecided[undecidedStart].atMs : reader.lastAtMs
         for kind in [TraceKind.emit, .navigation] where !judged.contains(kind) {
             replayOutputs[kind]?.removeAll { $0.atMs + tolerance < oldest }
+        }
+        for kind in judged {
+            guard let queue = replayOutputs[kind], queue.count > Self.gapLimit else { continue }
+            let passed = queue.prefix(queue.count / 2).prefix(while: { $0.atMs + tolerance < oldest }).count
+            guard passed > 0 else { continue }
+            // With them, the unpaired trace outputs of their time (no later: those may pair with
+            // the replay outputs still held).
+            let gap = traceGap[kind] ?? [], last = queue[passed - 1].atMs
+            let tracePassed = gap.prefix(while: { $0.atMs <= last + tolerance && $0.atMs + tolerance < oldest }).count
+            resolveGap(kind, trace: Array(gap.prefix(tracePassed)), replay: Array(queue.prefix(passed)))
+            traceGap[kind]?.removeFirst(tracePassed)
+            replayOutputs[kind]!.removeFirst(passed)
         }
     }
 
@@ -367,7 +414,9 @@ public struct HostTraceVerifier: Sendable {
     private mutating func resolveGap(_ kind: TraceKind, trace: [Observed], replay: [Observed]) {
         var next = 0
         for output in trace {
-            let rest = replay[next...]
+            // In order: a pair is looked for among the next few only, so a long stretch
+            // without pairs costs a bounded time per output.
+            let rest = replay[next..<min(replay.count, next + Self.gapLookahead)]
             let loose = output.namedId.map(unboundIds.contains) ?? false
             if let index = rest.firstIndex(where: { equal(output, $0) || (loose && TraceComparison.equalMasked(trace: output, replay: $0)) }) {
                 for skipped in replay[next..<index] { missing(skipped) }
@@ -377,7 +426,8 @@ public struct HostTraceVerifier: Sendable {
                     line: output.line, atMs: output.atMs, kind: kind, type: output.type, problem: delta > 0 ? .late : .early,
                     rule: expected.rule ?? Self.defaultRule(kind), expected: expected.shown, actual: output.shown, deltaMs: delta,
                     detail: "\((expected.rule ?? Self.defaultRule(kind)).rawValue): the host recorded \(Self.describe(output)) at \(output.atMs) ms, "
-                        + "\(abs(delta)) ms \(delta > 0 ? "after" : "before") the rules' \(expected.atMs) ms (tolerance \(tolerance) ms)"))
+                        + "\(abs(delta)) ms \(delta > 0 ? "after" : "before") the rules' \(expected.atMs) ms (tolerance \(tolerance) ms)",
+                    replaySeq: expected.seq))
                 next = index + 1
             } else if let index = rest.firstIndex(where: { $0.type == output.type && abs($0.atMs - output.atMs) <= tolerance }) {
                 for skipped in replay[next..<index] { missing(skipped) }
@@ -386,7 +436,8 @@ public struct HostTraceVerifier: Sendable {
                 record(Verdict.Divergence(
                     line: output.line, atMs: output.atMs, kind: kind, type: output.type, problem: .different, rule: rule,
                     expected: expected.shown, actual: output.shown, deltaMs: nil,
-                    detail: "\(rule.rawValue): at \(output.atMs) ms the host recorded \(Self.describe(output)) where the rules make \(Self.describe(expected))"))
+                    detail: "\(rule.rawValue): at \(output.atMs) ms the host recorded \(Self.describe(output)) where the rules make \(Self.describe(expected))",
+                    replaySeq: expected.seq))
                 next = index + 1
             } else {
                 let rule = unexpectedRule(output)
@@ -409,7 +460,8 @@ public struct HostTraceVerifier: Sendable {
         record(Verdict.Divergence(
             line: nil, atMs: expected.atMs, kind: expected.kind, type: expected.type, problem: .missing, rule: rule,
             expected: expected.shown, actual: nil, deltaMs: nil,
-            detail: "\(rule.rawValue): the rules make \(Self.describe(expected)) at \(expected.atMs) ms; the host recorded none"))
+            detail: "\(rule.rawValue): the rules make \(Self.describe(expected)) at \(expected.atMs) ms; the host recorded none",
+            replaySeq: expected.seq))
     }
 
     private mutating func record(_ divergence: Verdict.Divergence) {

@@ -27,6 +27,9 @@ public struct Verdict: Sendable, Equatable {
         public var deltaMs: Millis?
         /// One sentence a person can act on, beginning with the rule id.
         public var detail: String
+        /// The `seq` of the replay's entry that was expected (all but `unexpected`): with `keep`,
+        /// that entry of the kept session, where the dashboard marks the divergence.
+        public var replaySeq: Int?
 
         public var json: JSON {
             var members: [(String, JSON)] = []
@@ -36,6 +39,7 @@ public struct Verdict: Sendable, Equatable {
             if let expected { members.append(("expected", expected)) }
             if let actual { members.append(("actual", actual)) }
             if let deltaMs { members.append(("deltaMs", .int(deltaMs))) }
+            if let replaySeq { members.append(("replaySeq", .int(replaySeq))) }
             members.append(("detail", .string(detail)))
             return .object(members)
         }

@@ -51,7 +51,7 @@ final class HostTraceUpload: BodySink, @unchecked Sendable {
             options.toleranceMs = ms
         }
         if let keep = request.query("keep") {
-            guard HostSession.isValidId(keep) else { throw .invalidField("keep", "must match [A-Za-z0-9][A-Za-z0-9._-]{0,63}") }
+            guard HostSession.isValidId(keep) else { throw .invalidField("keep", HostSession.idRule) }
             options.keep = keep
         }
         options.label = try query.identifier("label")

@@ -60,7 +60,7 @@ struct ScriptHandlers: Sendable {
                 throw APIError(error)
             }
             if let newId, !HostSession.isValidId(newId) {
-                throw .invalidField("id", "must match [A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+                throw .invalidField("id", HostSession.idRule)
             }
         }
         do throws(StoreError) {

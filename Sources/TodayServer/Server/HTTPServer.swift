@@ -23,6 +23,8 @@ public final class HTTPServer: @unchecked Sendable {
     /// How much of an oversized unannounced body is read (and thrown away) before the
     /// connection is cut instead of answered.
     static let discardLimit = 8 << 20
+    /// 64 KiB a second (`serve --min-upload-rate`).
+    public static let defaultMinimumUploadRate = 65536
 
     public let port: Int
     private let respond: @Sendable (HTTPRequest) -> (HTTPResponse, routeName: String)
@@ -49,9 +51,13 @@ public final class HTTPServer: @unchecked Sendable {
     /// once; a request on one past it is answered `503` (see `ConnectionLimit`).
     /// `limitNoteInterval`: how often refusals past `maxConnections` are logged, at most.
     /// `bodyHandling`: from a request's head, whether its body is read whole (then `respond`)
-    /// or handed to a sink as it arrives.
+    /// or handed to a sink as it arrives. `minimumUploadRate`: bytes a second a streamed body
+    /// must keep to past its first `connectionTimeout` (the time its sink takes is not counted).
+    /// `requestDeadline`: the whole-request deadline when it is not `connectionTimeout` (tests
+    /// set it apart from libmicrohttpd's silence limit).
     public init(host: String, port: Int, threads: Int, connectionTimeout: Int = 30, maxConnections: Int = 4000,
-                limitNoteInterval: TimeInterval = 10, log: RequestLog,
+                limitNoteInterval: TimeInterval = 10, minimumUploadRate: Int = HTTPServer.defaultMinimumUploadRate,
+                requestDeadline: TimeInterval? = nil, log: RequestLog,
                 bodyHandling: @escaping @Sendable (HTTPRequest) -> BodyHandling = { _ in .whole },
                 respond: @escaping @Sendable (HTTPRequest) -> (HTTPResponse, routeName: String)) throws {
         var boundPort: Int32 = 0
@@ -69,7 +75,7 @@ public final class HTTPServer: @unchecked Sendable {
         self.respond = respond
         self.bodyHandling = bodyHandling
         self.log = log
-        deadlines = RequestDeadlines(deadline: TimeInterval(connectionTimeout))
+        deadlines = RequestDeadlines(deadline: requestDeadline ?? TimeInterval(connectionTimeout), minimumRate: minimumUploadRate)
         connections = ConnectionLimit(limit: maxConnections, noteInterval: limitNoteInterval) { [log] line in log.note(line) }
 
         var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_USE_ITC.rawValue
@@ -97,6 +103,9 @@ public final class HTTPServer: @unchecked Sendable {
     public static func connectionsHeld(serving maxConnections: Int) -> Int {
         maxConnections + ConnectionLimit.headroom(for: maxConnections)
     }
+
+    /// How many times the request deadlines were checked (about once a second).
+    var deadlineChecks: Int { deadlines.checks }
 
     /// The connections libmicrohttpd holds now, counted by its workers (0 once stopped).
     public var openConnections: Int {
@@ -205,9 +214,12 @@ public final class HTTPServer: @unchecked Sendable {
                     return exchange.discarded > Self.discardLimit ? .NO : .YES
                 }
                 exchange.received += size
+                // The time the sink takes is the server's, not the client's (RequestDeadlines).
+                deadlines.working(connection)
                 upload.withMemoryRebound(to: UInt8.self, capacity: size) { bytes in
                     sink.take(UnsafeBufferPointer(start: bytes, count: size))
                 }
+                deadlines.worked(connection, bytes: size)
                 return .YES
             }
             if exchange.tooLarge || exchange.body.count + size > Self.maximumBodyBytes {
@@ -228,6 +240,7 @@ public final class HTTPServer: @unchecked Sendable {
         exchange.answered = true
         if let sink = exchange.sink {
             exchange.sink = nil
+            deadlines.answering(connection)  // the whole body is in; finishing it is the server's time
             if exchange.tooLarge {
                 sink.abandon()
                 return queue(APIError.bodyTooLarge(limit: sink.limit).response, on: connection, method: method,

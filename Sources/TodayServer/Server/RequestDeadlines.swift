@@ -7,20 +7,32 @@ import Foundation
 /// `deadline` of the connection opening (or of the previous answer, on a kept-alive
 /// connection); a connection still waiting for them after that is shut down. A request being
 /// answered — including a parked long poll or an event stream — has no deadline.
+///
+/// A streamed body (`POST /v1/host-traces`, up to 256 MiB, judged as it arrives) counts only
+/// the time the server waits for the client, not the time it spends on each piece, and every
+/// byte it brings earns `1 / minimumRate` seconds more: a client that sends at least
+/// `minimumRate` bytes a second is never cut, one that trickles is cut as any other.
 final class RequestDeadlines: @unchecked Sendable {
     private struct Watch {
         let socket: Int32
-        /// Since when the connection has been waiting for a request (or its body); `nil` while
-        /// a request is being answered.
-        var waitingSince: DispatchTime?
+        /// Since when (uptime nanoseconds) the connection has been waiting for a request (or
+        /// its body); `nil` while a request is being answered.
+        var waitingSince: UInt64?
+        /// While the server works on a piece of a streamed body: since when.
+        var workingSince: UInt64?
+        /// Seconds past `deadline` the streamed body's bytes have earned.
+        var earned: Double = 0
     }
 
     let deadline: TimeInterval
+    /// Bytes a second a streamed body must keep to, on average, past its first `deadline`.
+    let minimumRate: Int
     private let lock = NSLock()
     // Guarded by `lock`.
     private var watches: [OpaquePointer: Watch] = [:]
     private var stopped = false
     private var cutCount = 0
+    private var checkCount = 0
 
     /// Connections shut down so far for missing their deadline.
     var cut: Int {
@@ -29,14 +41,24 @@ final class RequestDeadlines: @unchecked Sendable {
         return cutCount
     }
 
-    init(deadline: TimeInterval) {
+    init(deadline: TimeInterval, minimumRate: Int = HTTPServer.defaultMinimumUploadRate) {
         self.deadline = deadline
+        self.minimumRate = max(1, minimumRate)
+    }
+
+    static var now: UInt64 { DispatchTime.now().uptimeNanoseconds }
+
+    /// How many times the checker has looked (tests wait for turns of it, not for seconds).
+    var checks: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return checkCount
     }
 
     /// libmicrohttpd accepted a connection.
-    func opened(_ connection: OpaquePointer, socket: Int32) {
+    func opened(_ connection: OpaquePointer, socket: Int32, at now: UInt64 = RequestDeadlines.now) {
         lock.lock()
-        watches[connection] = Watch(socket: socket, waitingSince: .now())
+        watches[connection] = Watch(socket: socket, waitingSince: now)
         lock.unlock()
     }
 
@@ -53,14 +75,58 @@ final class RequestDeadlines: @unchecked Sendable {
     func answering(_ connection: OpaquePointer) {
         lock.lock()
         watches[connection]?.waitingSince = nil
+        watches[connection]?.workingSince = nil
         lock.unlock()
     }
 
     /// The answer was sent: the kept-alive connection waits for its next request.
-    func answered(_ connection: OpaquePointer) {
+    func answered(_ connection: OpaquePointer, at now: UInt64 = RequestDeadlines.now) {
         lock.lock()
-        watches[connection]?.waitingSince = .now()
+        watches[connection]?.waitingSince = now
+        watches[connection]?.workingSince = nil
+        watches[connection]?.earned = 0
         lock.unlock()
+    }
+
+    /// The server starts on a piece of a streamed body: its deadline stands still meanwhile.
+    func working(_ connection: OpaquePointer, at now: UInt64 = RequestDeadlines.now) {
+        lock.lock()
+        if watches[connection]?.waitingSince != nil { watches[connection]?.workingSince = now }
+        lock.unlock()
+    }
+
+    /// The piece of `bytes` is done: the time it took is not the client's, and its bytes earn
+    /// their share of time.
+    func worked(_ connection: OpaquePointer, bytes: Int, at now: UInt64 = RequestDeadlines.now) {
+        lock.lock()
+        if var watch = watches[connection], let since = watch.waitingSince, let working = watch.workingSince {
+            watch.waitingSince = since &+ (now > working ? now - working : 0)
+            watch.workingSince = nil
+            watch.earned += Double(max(0, bytes)) / Double(minimumRate)
+            watches[connection] = watch
+        }
+        lock.unlock()
+    }
+
+    /// Shuts down every connection past its deadline at `now`; how many.
+    @discardableResult
+    func check(at now: UInt64 = RequestDeadlines.now) -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        var count = 0
+        for (connection, watch) in watches {
+            guard let since = watch.waitingSince, watch.workingSince == nil else { continue }
+            let allowed = UInt64(min((deadline + watch.earned) * 1e9, Double(UInt64.max / 2)))
+            guard now > since, now - since > allowed else { continue }
+            // Shutting the socket down (not closing it) makes libmicrohttpd see the end of the
+            // connection and clean it up in its own thread.
+            shutdown(watch.socket, Int32(SHUT_RDWR))
+            watches[connection]?.waitingSince = nil
+            count += 1
+        }
+        cutCount += count
+        checkCount += 1
+        return count
     }
 
     /// Checks the deadlines every second until `stop()`.
@@ -69,22 +135,10 @@ final class RequestDeadlines: @unchecked Sendable {
             while true {
                 Thread.sleep(forTimeInterval: 1)
                 lock.lock()
-                if stopped {
-                    lock.unlock()
-                    return
-                }
-                let now = DispatchTime.now().uptimeNanoseconds
-                let span = UInt64(deadline * 1e9)
-                let limit = now > span ? now - span : 0
-                for (connection, watch) in watches {
-                    guard let since = watch.waitingSince, since.uptimeNanoseconds < limit else { continue }
-                    // Shutting the socket down (not closing it) makes libmicrohttpd see the end
-                    // of the connection and clean it up in its own thread.
-                    shutdown(watch.socket, Int32(SHUT_RDWR))
-                    watches[connection]?.waitingSince = nil
-                    cutCount += 1
-                }
+                let done = stopped
                 lock.unlock()
+                if done { return }
+                check()
             }
         }.start()
     }
