@@ -342,7 +342,7 @@ public struct HostTraceVerifier: Sendable {
             undecided.removeFirst(undecidedStart)
             undecidedStart = 0
         }
-        pruneUnjudged()
+        prune()
     }
 
     private mutating func decide(_ output: Observed) {
@@ -386,7 +386,7 @@ public struct HostTraceVerifier: Sendable {
     /// to them; a judged kind's unpaired replay outputs past `gapLimit` that no trace output can
     /// pair with any more (a trace that records the kind and has none of them) are judged, the
     /// oldest half at a time, so memory stays bounded.
-    private mutating func pruneUnjudged() {
+    private mutating func prune() {
         let oldest = undecidedStart < undecided.count ? undecided[undecidedStart].atMs : reader.lastAtMs
         for kind in [TraceKind.emit, .navigation] where !judged.contains(kind) {
             replayOutputs[kind]?.removeAll { $0.atMs + tolerance < oldest }
