@@ -6,7 +6,8 @@ First the generated models: each enum of the document is one class (a nullable e
 server (argv[1]) on a free 127.0.0.1 port with a database in argv[2], creates a session,
 pulls, answers the pull with a typed `RefreshResultEvent`, relays a broken page's
 refreshResult (no `mode`) as a `RawWebEvent` — the catch-all branch — which the bridge rejects
-(M8), advances the clock, and reads the report as JSON and as JUnit. Every answer is decoded by
+(M8), advances the clock, reads the report as JSON and as JUnit, and sends a typo (warned about; refused under
+`fieldValidation=Strict`). Every answer is decoded by
 the generated models and checked; any mismatch fails with what was seen.
 """
 import collections
@@ -27,7 +28,7 @@ from todaysim_client.api.sessions import create_session
 from todaysim_client.models import (
     Advance, ClockMode, CreateSessionRequest, GestureRequest, GestureRequestType, InputResponse,
     InputResponseOutcome, Platform, RawWebEvent, RefreshReason, RefreshResultEvent, RefreshResultEventMode,
-    Report, RequestOutcome, SessionView,
+    Problem, Report, RequestOutcome, SessionView,
 )
 
 failures = []
@@ -120,6 +121,17 @@ def scenario(client):
     check("the JUnit report fails M8 on the rule's case and on the request the broken result named",
           (root.tag, root.get("failures"), sorted(failed)),
           ("testsuites", "2", [("requests", "request pull-1", "M8"), ("rules", "M8", "M8")]))
+
+    # A typo in a control-plane body (issue 23): applied as if absent, and the answer says so;
+    # under Strict it is refused. The request schemas are open: the generated model carries it.
+    typo = GestureRequest(type_=GestureRequestType.PULL)
+    typo.additional_properties["requestID"] = "pull-2"
+    warned = typed("a pull with a typo", gesture.sync("py1", client=client, body=typo), InputResponse)
+    check("the typo is warned about, with a did-you-mean", [(w.field, w.detail) for w in warned.warnings],
+          [("requestID", "unknown field; did you mean requestId?")])
+    refused = typed("the same under Strict", gesture.sync("py1", client=client, body=typo, field_validation="Strict"),
+                    Problem)
+    check("and refused under Strict, naming the field", (refused.code, refused.field), ("invalid_field", "requestID"))
 
 
 def main():

@@ -25,10 +25,11 @@ public final class TodayService: Sendable {
     /// `access`: the tokens required on every endpoint but `/healthz`, `/bridge.js` and CORS
     /// preflights, and the label each may see. `longestWaitMs`: the longest `waitMs` a timeline
     /// request may ask (the API's 30,000; tests whose client acts while a request waits raise it).
-    /// `traceLimit`: the most bytes a host trace's body may hold (256 MiB).
+    /// `traceLimit`: the most bytes a host trace's body may hold (256 MiB). `fieldValidation`: how
+    /// unknown fields in control-plane bodies are met when a request does not say (`Warn`).
     public init(store: SessionStore, scheduler: WallClockScheduler?, log: RequestLog, heartbeat: TimeInterval = 15,
                 expiry: SessionExpiry? = nil, access: Access? = nil, crossOrigin: CrossOrigin = CrossOrigin(origins: []),
-                longestWaitMs: Int = 30_000, traceLimit: Int = TodayService.traceLimit) {
+                longestWaitMs: Int = 30_000, traceLimit: Int = TodayService.traceLimit, fieldValidation: FieldValidation = .warn) {
         self.log = log
         let hostTraces = HostTraceHandlers(store: store, access: access, crossOrigin: crossOrigin, limit: traceLimit)
         self.hostTraces = hostTraces
@@ -56,12 +57,13 @@ public final class TodayService: Sendable {
         }
         // Another server armed a wall timer (or its news was lost): the earliest due may be earlier.
         store.observeWallTimerChanges { [weak scheduler] in scheduler?.poke() }
-        var sessions = SessionHandlers(store: store, scheduler: scheduler, waiters: waiters, expiry: expiry, reads: reads)
+        let fields = FieldChecks(serverMode: fieldValidation)
+        var sessions = SessionHandlers(store: store, scheduler: scheduler, waiters: waiters, expiry: expiry, reads: reads, fields: fields)
         sessions.longestWait = longestWaitMs
-        let inputs = InputHandlers(store: store, scheduler: scheduler, log: log)
+        let inputs = InputHandlers(store: store, scheduler: scheduler, log: log, fields: fields)
         let reports = ReportHandlers(store: store)
-        let batches = StepsHandler(store: store, scheduler: scheduler, log: log)
-        let scripts = ScriptHandlers(store: store, scheduler: scheduler)
+        let batches = StepsHandler(store: store, scheduler: scheduler, log: log, fields: fields)
+        let scripts = ScriptHandlers(store: store, scheduler: scheduler, fields: fields)
         let events = EventHandlers(store: store, streams: streams)
         var router = Router()
         router.add("GET", "/") { _, _ in HTTPResponse(status: 200, headers: [("Content-Type", "text/html; charset=utf-8")], body: WebAssets.dashboardPage) }
@@ -99,11 +101,11 @@ public final class TodayService: Sendable {
         router.add("POST", "/v1/reset", sessions.reset)
         router.add("GET", "/v1/sessions/{id}", sessions.read)
         router.add("DELETE", "/v1/sessions/{id}", sessions.purge)
-        router.add("POST", "/v1/sessions/{id}/gestures", inputs.feed(Decoded.http(InputDecoding.gesture)))
-        router.add("POST", "/v1/sessions/{id}/lifecycle", inputs.feed(Decoded.http(InputDecoding.lifecycle)))
-        router.add("POST", "/v1/sessions/{id}/web-events", inputs.feed(Decoded.http(InputDecoding.webEvent)))
-        router.add("POST", "/v1/sessions/{id}/commands", inputs.feed(Decoded.http(InputDecoding.command)))
-        router.add("POST", "/v1/sessions/{id}/clock", inputs.feed(Decoded.http(InputDecoding.clock)))
+        router.add("POST", "/v1/sessions/{id}/gestures", inputs.feed(.gesture, Decoded.http(InputDecoding.gesture)))
+        router.add("POST", "/v1/sessions/{id}/lifecycle", inputs.feed(.lifecycle, Decoded.http(InputDecoding.lifecycle)))
+        router.add("POST", "/v1/sessions/{id}/web-events", inputs.feed(nil, Decoded.http(InputDecoding.webEvent)))
+        router.add("POST", "/v1/sessions/{id}/commands", inputs.feed(.command, Decoded.http(InputDecoding.command)))
+        router.add("POST", "/v1/sessions/{id}/clock", inputs.feed(.clock, Decoded.http(InputDecoding.clock)))
         router.add("POST", "/v1/sessions/{id}/steps", reads.offWorker("/v1/sessions/{id}/steps", batches.steps, log: log))
         router.add("GET", "/v1/sessions/{id}/timeline", reads.offWorker("/v1/sessions/{id}/timeline", sessions.timeline, log: log))
         router.add("GET", "/v1/sessions/{id}/watchdogs", sessions.watchdogs)

@@ -15,6 +15,9 @@ enum Usage {
                               flight may still take; what is unfinished then is answered 503)
                               [--statement-timeout-seconds 5]  (PostgreSQL: how long one
                               statement may take before the database counts as frozen: 503)
+                              [--field-validation warn|strict|ignore]  (unknown fields in
+                              control-plane bodies: warned about, refused 400, or dropped;
+                              a request's ?fieldValidation= overrides it)
                               [--token T] [--token-file PATH] | [--no-auth]
                               (a token is required to serve beyond loopback; a token file holds
                               `TOKEN LABEL` lines: each token sees only its label's sessions)

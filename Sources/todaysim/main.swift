@@ -25,6 +25,7 @@ enum CommandLineInterface {
         var tokenFile = ProcessInfo.processInfo.environment["TODAYSIM_TOKEN_FILE"]
         var noAuth = false
         var allowedOrigins: [String] = []
+        var fieldValidation = FieldValidation.warn
     }
 
     static func main(_ arguments: [String]) -> Int32 {
@@ -69,7 +70,7 @@ enum CommandLineInterface {
                 print(Usage.full)
                 exit(0)
             }
-            guard ["--host", "--port", "--db", "--threads", "--synchronous", "--heartbeat-seconds", "--retention-seconds", "--token", "--token-file", "--connection-timeout-seconds", "--allow-origin", "--max-connections", "--drain-seconds", "--statement-timeout-seconds"].contains(flag) else { fail("unknown flag \(flag)", usage: true) }
+            guard ["--host", "--port", "--db", "--threads", "--synchronous", "--heartbeat-seconds", "--retention-seconds", "--token", "--token-file", "--connection-timeout-seconds", "--allow-origin", "--max-connections", "--drain-seconds", "--statement-timeout-seconds", "--min-upload-rate", "--field-validation"].contains(flag) else { fail("unknown flag \(flag)", usage: true) }
             guard let value = rest.popFirst() else { fail("\(flag) needs a value", usage: true) }
             switch flag {
             case "--host": options.host = value
@@ -110,6 +111,11 @@ enum CommandLineInterface {
                     fail("--min-upload-rate must be 1-1073741824 (bytes a second)", usage: false)
                 }
                 options.minimumUploadRate = rate
+            case "--field-validation":
+                guard let mode = FieldValidation(name: value) else {
+                    fail("--field-validation must be \(FieldValidation.choices) (in any case)", usage: false)
+                }
+                options.fieldValidation = mode
             case "--drain-seconds":
                 guard let seconds = Double(value), seconds >= 0, seconds <= 3600 else {
                     fail("--drain-seconds must be a number from 0 to 3600", usage: false)
@@ -219,7 +225,8 @@ enum CommandLineInterface {
         let expiry = SessionExpiry(store: store, retentionMs: options.retentionSeconds.map { Millis($0 * 1000) },
                                    log: { line in log.note(line) })
         let service = TodayService(store: store, scheduler: scheduler, log: log, heartbeat: options.heartbeat, expiry: expiry,
-                                   access: access, crossOrigin: CrossOrigin(origins: options.allowedOrigins))
+                                   access: access, crossOrigin: CrossOrigin(origins: options.allowedOrigins),
+                                   fieldValidation: options.fieldValidation)
         let server: HTTPServer
         do {
             server = try HTTPServer(host: options.host, port: options.port, threads: options.threads,

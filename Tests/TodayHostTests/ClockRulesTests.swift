@@ -151,27 +151,52 @@ import Testing
             try SessionRunner(config: config)
         }
     }
-    @Test func c1_theClockStopsAtItsCeilingAndAMovePastItChangesNothing() throws {
+    /// C1: a move stops at the clock's end less the session's longest timer, so a timer an input
+    /// arms there is still due within the end (issue 23, item 3).
+    @Test func c1_theClockStopsShortOfItsEndByTheLongestTimerAndAMovePastChangesNothing() throws {
         var runner = SessionRunner.make()
-        try runner.advance(by: clockCeilingMs)
-        #expect(runner.now == clockCeilingMs)
+        let latest = clockCeilingMs - 12_000
+        #expect(runner.session.config.timing.latestMoveMs == latest)
+        try runner.advance(by: latest)
+        #expect(runner.now == latest)
         let version = runner.session.version
         // Once overflowed Int64 (issue 12, item 1): refused, the session as it was.
-        #expect(throws: InputError.invalidField("advanceMs", "would move the clock from \(clockCeilingMs) ms past its ceiling of \(clockCeilingMs) ms")) {
+        #expect(throws: InputError.invalidField("advanceMs", "would move the clock from \(latest) ms past \(latest) ms: the clock's end (\(clockCeilingMs) ms) less this session's longest timer (pullWatchdogMs, 12000 ms), so that every timer an input arms stays within reach")) {
             try runner.advance(by: clockCeilingMs)
         }
         #expect(throws: InputError.self) { try runner.advance(by: 1) }
-        #expect(throws: InputError.self) { try runner.advance(to: clockCeilingMs + 1) }
-        #expect(runner.now == clockCeilingMs)
+        #expect(throws: InputError.self) { try runner.advance(to: latest + 1) }
+        #expect(runner.now == latest)
         #expect(runner.session.version == version)
+        try runner.apply(.gesture(.pull(requestId: "p1")))
+        #expect(runner.session.watchdogs.map(\.dueAtMs) == [latest + 5000, clockCeilingMs])
+        try runner.runUntilIdle()
+        #expect(runner.now == clockCeilingMs, "the timer the input armed was within reach")
     }
 
-    @Test func c2_aTimerDuePastTheCeilingIsNeverReachedAndItsArmingNeverTraps() throws {
+    @Test func c1_theLongestTimerIsAnArmedOneNotAThreshold() {
+        var timing = Timing()
+        timing.foregroundThresholdMs = 1_000_000
+        timing.manualRefreshWindowMs = 2_000_000
+        #expect(timing.longestTimer.name == "pullWatchdogMs")
+        timing.headerSettleMs = 50_000
+        #expect(timing.longestTimer == ("headerSettleMs", 50_000))
+        #expect(timing.latestMoveMs == clockCeilingMs - 50_000)
+        timing.softRefreshDeadlineMs = clockCeilingMs
+        #expect(timing.latestMoveMs == 0)
+    }
+
+    @Test func c2_aTimerAsLongAsTheClockLeavesNoRoomButStaysReachableAndItsArmingNeverTraps() throws {
         var runner = SessionRunner.make { $0.timing.pullWatchdogMs = clockCeilingMs }
-        try runner.advance(by: 10)
-        try runner.apply(.gesture(.pull(requestId: "p1")))  // pull watchdog due at 9e15 + 10
-        #expect(runner.session.watchdogs.map(\.dueAtMs) == [5010, clockCeilingMs + 10])
-        try runner.toNextTimer()  // the soft deadline, within the ceiling
+        #expect(throws: InputError.self) { try runner.advance(by: 10) }
+        try runner.apply(.gesture(.pull(requestId: "p1")))  // pull watchdog due at 9e15
+        #expect(runner.session.watchdogs.map(\.dueAtMs) == [5000, clockCeilingMs])
+        try runner.toNextTimer()  // the soft deadline
+        try runner.runUntilIdle()
+        #expect(runner.now == clockCeilingMs)
+        // Only firing a timer takes the clock past the latest move; a timer an input arms there
+        // may fall past the end, and a move to it is refused whole.
+        try runner.apply(.gesture(.pull(requestId: "p2")))
         let before = runner.session
         #expect(throws: InputError.self) { try runner.toNextTimer() }
         #expect(throws: InputError.self) { try runner.runUntilIdle() }

@@ -235,3 +235,27 @@ import Testing
         #expect(verdict.endMs == 4)
     }
 }
+
+/// Issue 21 / issue 23: a trace's inputs are read as under `fieldValidation` `Warn` — each
+/// unknown field is a warning with its line, and the input is replayed as if it were absent.
+@Suite struct HostTraceWarningTests {
+    @Test func unknownInputFieldsAreWarnedWithTheirLine() throws {
+        var runner = try SessionRunner(id: "s1", config: SessionConfig(uid: "u1"))
+        try runner.apply(.lifecycle(.background))
+        try runner.advance(to: 1000)
+        var lines = HostTraceTests.trace(of: runner)
+        // Line 2 is the creation, line 3 onwards the entries: find the background input.
+        let index = try #require(lines.firstIndex { $0.contains(#""type":"background""#) && $0.contains(#""kind":"input""#) })
+        lines[index] = lines[index].replacingOccurrences(of: #""input":{"type":"background"}"#,
+                                                         with: #""input":{"type":"background","requestID":"r1"}"#)
+        lines[1] = lines[1].replacingOccurrences(of: #""uid":"u1""#, with: #""uid":"u1","platfrom":"android""#)
+        lines.append(#"{"atMs":1000,"kind":"input","type":"track","data":{"via":"webEvent","input":{"type":"track","event":"x","zz":1}}}"#)
+        let verdict = try HostTraceTests.verify(lines)
+        #expect(verdict.warnings == [
+            Verdict.Warning(line: 2, field: "data.input.platfrom", detail: "unknown field; did you mean platform?"),
+            Verdict.Warning(line: index + 1, field: "data.input.requestID", detail: "unknown field; background takes only type"),
+        ], "a Web event's fields are Web's own (H21)")
+        #expect(verdict.warningCount == 2)
+        #expect(verdict.json["warningCount"] == 2)
+    }
+}

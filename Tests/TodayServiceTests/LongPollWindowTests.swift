@@ -37,7 +37,7 @@ struct LongPollWindowTests {
         // Registered after the waiters' observer: once it has heard, so have they.
         let heard = Heard()
         here.observeChanges { ids in heard.add(ids) }
-        let handlers = SessionHandlers(store: here, scheduler: nil, waiters: waiters, expiry: nil, reads: reads)
+        let handlers = SessionHandlers(store: here, scheduler: nil, waiters: waiters, expiry: nil, reads: reads, fields: FieldChecks())
 
         let created = try other.create(id: "s1", config: SessionConfig(uid: "u1"))
         #expect(await eventually { heard.times == 1 })

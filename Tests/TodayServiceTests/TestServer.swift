@@ -56,6 +56,7 @@ final class TestServer: @unchecked Sendable {
     let longestWaitMs: Int
     /// The most bytes a host trace's body may hold (a test of the limit sets a small one).
     let traceLimit: Int
+    let fieldValidation: FieldValidation
     /// Rows per transaction when removing or forking.
     let chunkRows: Int
     /// Sees each commit's changed session ids before the server's streams and long polls do
@@ -73,7 +74,7 @@ final class TestServer: @unchecked Sendable {
          allowedOrigins: [String] = [], maxConnections: Int = 4000, connectionTimeout: Int = 600, drainSeconds: TimeInterval = 5,
          limitNoteInterval: TimeInterval = 3600, statementDeadline: Duration = .seconds(600),
          rescanInterval: TimeInterval = WallClockScheduler.defaultRescanInterval, longestWaitMs: Int = 30_000,
-         traceLimit: Int = 256 << 20,
+         traceLimit: Int = 256 << 20, fieldValidation: FieldValidation = .warn,
          clock: ManualClock? = nil,
          chunkRows: Int = SessionStore.defaultChunkRows, database given: String? = nil,
          firstObserver: (@Sendable (SessionStore, [String]) -> Void)? = nil) throws {
@@ -86,6 +87,7 @@ final class TestServer: @unchecked Sendable {
         self.rescanInterval = rescanInterval
         self.longestWaitMs = longestWaitMs
         self.traceLimit = traceLimit
+        self.fieldValidation = fieldValidation
         self.chunkRows = chunkRows
         self.retentionMs = retentionMs
         self.clock = clock
@@ -119,7 +121,7 @@ final class TestServer: @unchecked Sendable {
         let service = TodayService(store: store, scheduler: scheduler, log: log, heartbeat: 0.3, expiry: expiry,
                                    access: Access(token: token, labelled: labelTokens),
                                    crossOrigin: CrossOrigin(origins: allowedOrigins), longestWaitMs: longestWaitMs,
-                                   traceLimit: traceLimit)
+                                   traceLimit: traceLimit, fieldValidation: fieldValidation)
         let server = try HTTPServer(host: "127.0.0.1", port: 0, threads: 2, connectionTimeout: connectionTimeout,
                                     maxConnections: maxConnections, limitNoteInterval: limitNoteInterval, log: log,
                                     bodyHandling: service.bodyHandling, respond: service.respond)

@@ -81,6 +81,17 @@ public struct Timing: Codable, Equatable, Sendable {
 
     public init() {}
 
+    /// The longest a timer an input arms can run (C1): the two thresholds arm none.
+    public var longestTimer: (name: String, ms: Millis) {
+        [("pullWatchdogMs", pullWatchdogMs), ("headerWatchdogMs", headerWatchdogMs),
+         ("softRefreshDeadlineMs", softRefreshDeadlineMs), ("headerSettleMs", headerSettleMs)]
+            .max { $0.1 < $1.1 }!
+    }
+
+    /// How far a clock move may go (C1): the clock's end less the longest timer, so a timer an
+    /// input arms at that time is still due within the end, where a move can reach it.
+    public var latestMoveMs: Millis { max(0, clockCeilingMs - longestTimer.ms) }
+
     /// Names and values in the order the API lists them.
     public var fields: [(String, Millis)] {
         Self.fieldKeyPaths.map { ($0.0, self[keyPath: $0.1]) }

@@ -1,5 +1,6 @@
 /// Reads a request body's fields, turning every problem into the contract's `400`s.
-/// `null` counts as absent for optional fields; unknown fields are ignored.
+/// `null` counts as absent for optional fields; unknown fields are not read here (`ControlBody`
+/// names them, the HTTP edge warns about them).
 public struct BodyFields {
     public let object: JSON
     /// Prefix for field names in errors (`timing.`).

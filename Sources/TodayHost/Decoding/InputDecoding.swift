@@ -94,6 +94,10 @@ public enum InputDecoding {
         let type = try inputType(fields)
         switch type {
         case "todayPage.scrollToSection":
+            // The API's `schemaVersion?: 1`: the payload Web receives always says 1.
+            if let version = try fields.integer("schemaVersion"), version != 1 {
+                throw .invalidField("schemaVersion", "must be 1 (or left out), got \(version)")
+            }
             guard let batchId = try fields.nonEmptyIdentifier("batchId") else { throw .invalidField("batchId", "is required") }
             let behavior = try fields.oneOf("behavior", Command.ScrollBehavior.self) ?? .smooth
             let highlight = try fields.bool("highlight") ?? true

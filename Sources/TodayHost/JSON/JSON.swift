@@ -52,6 +52,11 @@ public enum JSON: Sendable, Equatable, Hashable {
         return nil
     }
 
+    public var arrayValue: [JSON]? {
+        if case let .array(items) = self { return items }
+        return nil
+    }
+
     public var boolValue: Bool? {
         if case let .bool(value) = self { return value }
         return nil

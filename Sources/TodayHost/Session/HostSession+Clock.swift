@@ -9,13 +9,15 @@ extension HostSession {
         case let .advanceBy(delta):
             guard delta >= 0 else { throw .invalidField("advanceMs", "must be a non-negative integer") }
             let (target, overflow) = nowMs.addingReportingOverflow(delta)
-            guard !overflow, target <= clockCeilingMs else {
-                throw .invalidField("advanceMs", "would move the clock from \(nowMs) ms past its ceiling of \(clockCeilingMs) ms")
+            guard !overflow, target <= config.timing.latestMoveMs || delta == 0 else {
+                throw .invalidField("advanceMs", "would move the clock from \(nowMs) ms \(pastLatestMove)")
             }
             advance(to: target, lateness: false, &log)
         case let .advanceTo(target):
             guard target >= nowMs else { throw .invalidField("toMs", "must not be before nowMs (\(nowMs))") }
-            guard target <= clockCeilingMs else { throw .invalidField("toMs", "must be at most the clock's ceiling of \(clockCeilingMs) ms") }
+            guard target <= config.timing.latestMoveMs || target == nowMs else {
+                throw .invalidField("toMs", "would move the clock to \(target) ms, \(pastLatestMove)")
+            }
             advance(to: target, lateness: false, &log)
         case .toNextTimer:
             guard let next = watchdogs.first else { return .ignored(.noTimer) }
@@ -35,6 +37,13 @@ extension HostSession {
             fire(next, lateMs: lateness ? target - next.dueAtMs : nil, &log)
         }
         nowMs = max(nowMs, target)
+    }
+
+    /// C1: why a move is refused past `Timing.latestMoveMs`.
+    private var pastLatestMove: String {
+        let longest = config.timing.longestTimer
+        return "past \(config.timing.latestMoveMs) ms: the clock's end (\(clockCeilingMs) ms) less this session's longest timer "
+            + "(\(longest.name), \(longest.ms) ms), so that every timer an input arms stays within reach"
     }
 
     /// A timer due past the clock's ceiling cannot fire: the move that would reach it is

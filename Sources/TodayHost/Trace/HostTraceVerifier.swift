@@ -161,7 +161,7 @@ public struct HostTraceVerifier: Sendable {
                                   (kind, max(traceCounts[kind] ?? 0, (replayCounts[kind] ?? 0) - (replayAfterEnd[kind] ?? 0)))
                               },
                               divergences: Array(divergences.prefix(Verdict.listedDivergences)), divergenceCount: divergenceCount,
-                              warnings: [], session: nil)
+                              warnings: reader.warnings, warningCount: reader.warningCount, session: nil)
         if keepsTimeline, var kept = session {
             // A kept replay ends with the verdict on the trace it replays (the dashboard marks
             // each divergence on its lane from it).

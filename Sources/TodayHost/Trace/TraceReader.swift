@@ -79,6 +79,13 @@ public struct TraceReader: Sendable {
     /// The last line's `atMs`.
     public private(set) var lastAtMs: Millis = 0
     private var tornDown = false
+    /// Unknown fields in the inputs read so far (as under `fieldValidation` `Warn`): the first
+    /// `listedWarnings`, each with its line; `warningCount` counts all.
+    public private(set) var warnings: [Verdict.Warning] = []
+    public private(set) var warningCount = 0
+
+    /// The most warnings a verdict lists.
+    public static let listedWarnings = 1000
 
     /// The most lines a trace may have.
     public static let maximumLines = 1_000_000
@@ -176,7 +183,7 @@ public struct TraceReader: Sendable {
     /// Fields of a creation body the replay ignores: it is always a virtual session of its own.
     static let ignoredCreationFields: Set<String> = ["id", "label", "ttlMs", "clock"]
 
-    private func parseCreation(_ value: JSON) throws(TraceProblem) -> SessionConfig {
+    private mutating func parseCreation(_ value: JSON) throws(TraceProblem) -> SessionConfig {
         let line = lineNumber
         let notCreation = "line 2 must be the creation: an input entry of type create"
         guard value["kind"]?.stringValue == "input", value["type"]?.stringValue == "create" else {
@@ -196,9 +203,19 @@ public struct TraceReader: Sendable {
         do throws(InputProblem) {
             var config = try InputDecoding.creation(bytes).config
             config.clock = .virtual
+            warn(line: line, ControlBody.creation.unknownFields(in: .object(members)))
             return config
         } catch {
             throw TraceProblem(line: line, field: error.field.map { "data.input.\($0)" }, "the creation: \(error.detail)")
+        }
+    }
+
+    private mutating func warn(line: Int, _ found: [FieldWarning]) {
+        for warning in found {
+            warningCount += 1
+            if warnings.count < Self.listedWarnings {
+                warnings.append(Verdict.Warning(line: line, field: "data.input." + warning.field, detail: warning.detail))
+            }
         }
     }
 
@@ -245,11 +262,13 @@ public struct TraceReader: Sendable {
         if via == "clock" { return .skipped }
         guard !tornDown else { throw TraceProblem(line: line, "an input after the teardown: the session is closed") }
         let decode: ([UInt8]) throws(InputProblem) -> Input
+        // A bridge message's fields are Web's own (H21): not checked.
+        var checked: ControlBody?
         switch via {
-        case "gesture": decode = InputDecoding.gesture
-        case "lifecycle": decode = InputDecoding.lifecycle
+        case "gesture": (decode, checked) = (InputDecoding.gesture, .gesture)
+        case "lifecycle": (decode, checked) = (InputDecoding.lifecycle, .lifecycle)
         case "webEvent": decode = InputDecoding.webEvent
-        case "command": decode = InputDecoding.command
+        case "command": (decode, checked) = (InputDecoding.command, .command)
         case "teardown":
             tornDown = true
             return .input(TraceInput(line: line, atMs: atMs, input: .teardown))
@@ -265,6 +284,7 @@ public struct TraceReader: Sendable {
         do throws(InputProblem) {
             let input = try decode(bytes)
             if case .teardown = input { tornDown = true }
+            if let checked { warn(line: line, checked.unknownFields(in: data["input"]!)) }
             return .input(TraceInput(line: line, atMs: atMs, input: input))
         } catch {
             throw TraceProblem(line: line, field: error.field.map { "data.input.\($0)" }, error.detail)

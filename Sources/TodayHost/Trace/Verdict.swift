@@ -67,7 +67,9 @@ public struct Verdict: Sendable, Equatable {
     /// The first `listedDivergences` in verdict order.
     public var divergences: [Divergence]
     public var divergenceCount: Int
+    /// The first `TraceReader.listedWarnings` unknown input fields; `warningCount` counts all.
     public var warnings: [Warning]
+    public var warningCount: Int
     /// The kept replay's id, if one was kept.
     public var session: String?
 
@@ -88,6 +90,7 @@ public struct Verdict: Sendable, Equatable {
             members.append(("warnings", .array(warnings.map {
                 ["line": .int($0.line), "field": .string($0.field), "detail": .string($0.detail)]
             })))
+            members.append(("warningCount", .int(Int64(warningCount))))
         }
         members.append(("session", .string(session)))
         return .object(members)

@@ -25,7 +25,8 @@ public struct HTTPRequest {
     public func query(_ name: String) -> String? { queryLookup(name) }
 
     /// The query parameters and headers any handler reads: what `detached()` copies.
-    static let queryNames = ["after", "limit", "kind", "waitMs", "uid", "label", "status", "code", "format", "id", "keep", "toleranceMs"]
+    static let queryNames = ["after", "limit", "kind", "waitMs", "uid", "label", "status", "code", "format", "id", "keep", "toleranceMs",
+                             "fieldValidation"]
     static let headerNames = ["If-None-Match", "If-Match", "Idempotency-Key", "Last-Event-ID", "Content-Type"]
 
     /// A copy that no longer reads from libmicrohttpd's connection, for work on another thread

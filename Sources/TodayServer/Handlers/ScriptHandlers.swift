@@ -5,6 +5,7 @@ import TodayStore
 struct ScriptHandlers: Sendable {
     let store: SessionStore
     let scheduler: WallClockScheduler?
+    let fields: FieldChecks
 
     /// `GET …/export?after=&limit=`: `{"create": body, "steps": [...], "closed", "next", "more"}`
     /// — `POST /v1/sessions` with `create`, then `POST …/steps` with each page's `steps` in turn,
@@ -53,6 +54,7 @@ struct ScriptHandlers: Sendable {
     /// `POST …/fork {id?}`: `201` and the copy's view.
     func fork(_ request: HTTPRequest, _ path: PathParameters) throws(APIError) -> HTTPResponse {
         var newId: String?
+        var warnings = FieldWarnings(mode: try fields.mode(request))
         if !request.body.isEmpty {
             do throws(InputProblem) {
                 newId = try BodyFields.object(from: request.body).string("id")
@@ -62,13 +64,14 @@ struct ScriptHandlers: Sendable {
             if let newId, !HostSession.isValidId(newId) {
                 throw .invalidField("id", HostSession.idRule)
             }
+            warnings = try fields.check(request, request.body, as: .fork)
         }
         do throws(StoreError) {
             let copy = try store.fork(path["id"], as: newId)
             if copy.isWall { scheduler?.poke() }
             var response = HTTPResponse.jsonBytes(copy.viewBytes, status: 201)
             response.headers.append(("Location", "/v1/sessions/\(copy.id)"))
-            return response
+            return warnings.adding(to: response)
         } catch {
             throw APIError(error)
         }

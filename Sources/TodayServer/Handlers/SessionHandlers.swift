@@ -10,6 +10,7 @@ struct SessionHandlers: Sendable {
     let expiry: SessionExpiry?
     /// Where a read the cache cannot answer goes on shared storage (not the HTTP worker).
     let reads: ReadPool
+    let fields: FieldChecks
     /// The longest `waitMs` a timeline request may ask (30 s, the API's limit): tests whose
     /// client must act while a request waits raise it, so a client starved on a loaded machine
     /// never finds the wait run out first.
@@ -18,6 +19,7 @@ struct SessionHandlers: Sendable {
 
     func create(_ request: HTTPRequest, _: PathParameters) throws(APIError) -> HTTPResponse {
         var (id, config, ttlMs) = try Decoded.http(InputDecoding.creation)(request.body)
+        let warnings = try fields.check(request, request.body, as: .creation)
         if let label = request.scope.label {
             // A label-bound token creates sessions of its own label only.
             guard config.label == nil || config.label == label else {
@@ -35,7 +37,7 @@ struct SessionHandlers: Sendable {
         if ttlMs != nil { expiry?.poke() }
         var response = HTTPResponse.jsonBytes(store.viewBytes(after: write), status: 201)
         response.headers.append(("Location", "/v1/sessions/\(write.stored.id)"))
-        return response
+        return warnings.adding(to: response)
     }
 
     func list(_ request: HTTPRequest, _: PathParameters) throws(APIError) -> HTTPResponse {
@@ -211,9 +213,11 @@ struct InputHandlers: Sendable {
     let store: SessionStore
     let scheduler: WallClockScheduler?
     let log: RequestLog
+    let fields: FieldChecks
 
-    /// A handler that decodes its body with `decode` and applies the input.
-    func feed(_ decode: @escaping @Sendable ([UInt8]) throws(APIError) -> Input) -> Router.Handler {
+    /// A handler that decodes its body with `decode` and applies the input; a body of `kind`
+    /// has its unknown fields warned about (a bridge message, `nil`, keeps H21: ignored).
+    func feed(_ kind: ControlBody?, _ decode: @escaping @Sendable ([UInt8]) throws(APIError) -> Input) -> Router.Handler {
         { [self] (request: HTTPRequest, path: PathParameters) throws(APIError) -> HTTPResponse in
             let id = path["id"]
             _ = try Conditional.expectedVersion(request)  // a malformed If-Match is refused before the body
@@ -227,7 +231,9 @@ struct InputHandlers: Sendable {
                 if stored.session.isClosed { throw .sessionClosed }
                 throw error
             }
-            return try Submission(store: store, scheduler: scheduler, log: log).submit([.input(input)], to: id, for: request) {
+            let warnings = if let kind { try fields.check(request, request.body, as: kind) } else { FieldWarnings(mode: try fields.mode(request)) }
+            return try Submission(store: store, scheduler: scheduler, log: log).submit([.input(input)], to: id, for: request,
+                                                                                      warnings: warnings) {
                 [store] writes in Responses.input(writes[0], view: store.viewBytes(after: writes[0])).body
             }
         }

@@ -8,11 +8,13 @@ struct StepsHandler: Sendable {
     let store: SessionStore
     let scheduler: WallClockScheduler?
     let log: RequestLog
+    let fields: FieldChecks
 
-    static let kinds: [(key: String, decode: @Sendable ([UInt8]) throws(APIError) -> Input)] = [
-        ("gesture", Decoded.http(InputDecoding.gesture)), ("lifecycle", Decoded.http(InputDecoding.lifecycle)),
-        ("webEvent", Decoded.http(InputDecoding.webEvent)), ("command", Decoded.http(InputDecoding.command)),
-        ("clock", Decoded.http(InputDecoding.clock)),
+    /// Each step key, its decoder and the body whose fields it checks (`webEvent`: none, H21).
+    static let kinds: [(key: String, body: ControlBody?, decode: @Sendable ([UInt8]) throws(APIError) -> Input)] = [
+        ("gesture", .gesture, Decoded.http(InputDecoding.gesture)), ("lifecycle", .lifecycle, Decoded.http(InputDecoding.lifecycle)),
+        ("webEvent", nil, Decoded.http(InputDecoding.webEvent)), ("command", .command, Decoded.http(InputDecoding.command)),
+        ("clock", .clock, Decoded.http(InputDecoding.clock)),
     ]
 
     /// The most steps one batch takes (and one export page holds): one transaction holds the
@@ -20,15 +22,19 @@ struct StepsHandler: Sendable {
     static let maximumSteps = 1000
 
     func steps(_ request: HTTPRequest, _ path: PathParameters) throws(APIError) -> HTTPResponse {
-        let steps = try Self.decode(request.body)
-        return try Submission(store: store, scheduler: scheduler, log: log).submit(steps, to: path["id"], for: request) {
+        let mode = try fields.mode(request)
+        let (steps, unknown) = try Self.decode(request.body)
+        let warnings = try FieldWarnings(mode: mode, found: unknown)
+        return try Submission(store: store, scheduler: scheduler, log: log).submit(steps, to: path["id"], for: request,
+                                                                                  warnings: warnings) {
             [store] writes in Self.answer(writes, store: store).body
         }
     }
 
     /// Each element must hold exactly one of `gesture`, `lifecycle`, `webEvent`, `command`,
     /// `clock`; its body is what that endpoint takes, `$ref`s resolved when the step runs.
-    static func decode(_ body: [UInt8]) throws(APIError) -> [SessionStore.Step] {
+    /// `unknown`: the steps' unknown fields, at their path (`steps[3].gesture.requestID`).
+    static func decode(_ body: [UInt8]) throws(APIError) -> (steps: [SessionStore.Step], unknown: [FieldWarning]) {
         let value: JSON
         do {
             value = try JSON.parse(bytes: body)
@@ -41,6 +47,7 @@ struct StepsHandler: Sendable {
             throw .invalidField("steps", "give at most \(maximumSteps) steps, got \(elements.count); send longer scripts (an export's pages) as several batches")
         }
         var steps: [SessionStore.Step] = []
+        var unknown: [FieldWarning] = []
         for (index, element) in elements.enumerated() {
             guard case let .object(members) = element, members.count == 1,
                   let kind = kinds.first(where: { $0.key == members[0].0 })
@@ -49,6 +56,11 @@ struct StepsHandler: Sendable {
             }
             let body = members[0].1
             let decode = kind.decode
+            // A body that is one `$ref` has no fields of its own to check; `$ref`s inside replace
+            // values only, so the fields are known before they are resolved.
+            if let checked = kind.body, !isReference(body) {
+                unknown += checked.unknownFields(in: body).map { $0.within("steps[\(index)].\(kind.key).") }
+            }
             // The view is made only for a step that reads it: making it per step costs a
             // batch time in the square of its length once the view grows with each step.
             let readsView = containsReference(body)
@@ -82,7 +94,13 @@ struct StepsHandler: Sendable {
                 }
             })
         }
-        return steps
+        return (steps, unknown)
+    }
+
+    /// Whether `value` is one `{"$ref": …}`.
+    static func isReference(_ value: JSON) -> Bool {
+        guard case let .object(members) = value else { return false }
+        return members.count == 1 && members[0].0 == "$ref"
     }
 
     /// Whether `value` holds a `$ref` key anywhere.

@@ -1,0 +1,132 @@
+/// How a control-plane body's unknown fields are treated (API: Conventions, as Kubernetes'
+/// `fieldValidation`): a typo such as `requestID` must not let a test pass for the wrong reason.
+public enum FieldValidation: String, CaseIterable, Sendable {
+    /// Applied as if the field were absent; the answer carries `warnings`.
+    case warn = "Warn"
+    /// Refused: `400 invalid_field` naming the field, nothing applied.
+    case strict = "Strict"
+    /// Dropped silently.
+    case ignore = "Ignore"
+
+    /// A mode by its name in any case (`strict`, `Strict`, `STRICT`).
+    public init?(name: String) {
+        guard let mode = Self.allCases.first(where: { $0.rawValue.lowercased() == name.lowercased() }) else { return nil }
+        self = mode
+    }
+
+    public static let choices = allCases.map(\.rawValue).joined(separator: ", ")
+}
+
+/// One unknown field: where it is (`timing.pullWatchdogMS`, `steps[3].gesture.requestID`) and
+/// what to do about it.
+public struct FieldWarning: Equatable, Sendable {
+    public var field: String
+    public var detail: String
+
+    public init(field: String, detail: String) {
+        self.field = field
+        self.detail = detail
+    }
+
+    public var json: JSON { ["field": .string(field), "detail": .string(detail)] }
+
+    /// The same warning one level further in (`gesture.` + field).
+    public func within(_ prefix: String) -> FieldWarning {
+        FieldWarning(field: prefix + field, detail: detail)
+    }
+}
+
+/// The fields each control-plane body takes, per input `type`: what `InputDecoding` reads, so
+/// a field it would drop is named instead (`requestId` on `background` is unknown there).
+/// Bridge messages are Web's own and are not checked (H21).
+public enum ControlBody: Sendable {
+    case creation, gesture, lifecycle, command, clock, fork
+
+    /// The fields of a body of this kind with this `type` (`nil` for a type the endpoint does
+    /// not know: that body is refused as `unknown_input` before its fields matter).
+    public func fields(type: String?) -> [String]? {
+        switch self {
+        case .creation:
+            return ["id", "uid", "label", "language", "platform", "route", "loadingGate", "capabilities", "clock",
+                    "timing", "analytics", "ttlMs"]
+        case .clock: return ["advanceMs", "toMs", "toNextTimer", "runUntilIdle"]
+        case .fork: return ["id"]
+        case .gesture:
+            switch type {
+            case "pull", "liveWidget.created": return ["type", "requestId"]
+            case "liveWidget.cancelled", "chat.send", "dialog.dismiss": return ["type"]
+            case "chat.edit": return ["type", "text"]
+            case "dialog.choose": return ["type", "actionId"]
+            default: return nil
+            }
+        case .lifecycle:
+            switch type {
+            case "foreground", "tabActivated", "socketEvent", "timerTick", "webContentTerminated": return ["type", "requestId"]
+            case "background", "teardown": return ["type"]
+            case "navigation": return ["type", "url"]
+            case "accountSwitch": return ["type", "uid"]
+            default: return nil
+            }
+        case .command:
+            switch type {
+            case "todayPage.scrollToSection": return ["type", "schemaVersion", "batchId", "behavior", "highlight"]
+            default: return nil
+            }
+        }
+    }
+
+    /// The unknown fields of `body` (a JSON object; anything else has none to name), in the
+    /// body's order. Callers list a bounded number of them.
+    public func unknownFields(in body: JSON) -> [FieldWarning] {
+        let type = body["type"]?.stringValue
+        var warnings = Self.check(body, known: fields(type: type), path: "", owner: type.map { "\($0) takes only" } ?? "this body takes")
+        if self == .creation {
+            warnings += Self.check(body["timing"], known: Timing.fieldKeyPaths.map(\.0), path: "timing.", owner: "timing takes")
+            // Nothing inside `analytics.ctx` is checked: it is the app's own context.
+            warnings += Self.check(body["analytics"], known: ["did", "sid", "client_plat", "ctx"], path: "analytics.",
+                                  owner: "analytics takes")
+        }
+        return warnings
+    }
+
+    /// `owner` opens the list of known fields when no one of them is near (`pull takes only`).
+    private static func check(_ value: JSON?, known: [String]?, path: String, owner: String) -> [FieldWarning] {
+        guard let known, case let .object(members)? = value else { return [] }
+        return members.filter { !known.contains($0.0) }.map { key, _ in
+            let hint = suggestion(for: key, among: known).map { "did you mean \($0)?" }
+                ?? "\(owner) \(known.joined(separator: ", "))"
+            return FieldWarning(field: path + key, detail: "unknown field; \(hint)")
+        }
+    }
+
+    /// The known field a typo most likely meant: the one matching it but for case, else the
+    /// one within edit distance 2 (none when two are equally near).
+    static func suggestion(for key: String, among known: [String]) -> String? {
+        if let same = known.first(where: { $0.lowercased() == key.lowercased() }) { return same }
+        let typed = Array(key.lowercased().unicodeScalars)
+        // A key far longer or shorter than every known field is no typo of one (and a long key
+        // costs nothing to dismiss).
+        let near = known.compactMap { field -> (String, Int)? in
+            let candidate = Array(field.lowercased().unicodeScalars)
+            guard abs(candidate.count - typed.count) <= 2 else { return nil }
+            let distance = editDistance(typed, candidate)
+            return distance <= 2 ? (field, distance) : nil
+        }
+        guard let best = near.map(\.1).min() else { return nil }
+        let closest = near.filter { $0.1 == best }
+        return closest.count == 1 ? closest[0].0 : nil
+    }
+
+    /// Levenshtein distance (insert, delete, substitute one scalar).
+    static func editDistance(_ a: [Unicode.Scalar], _ b: [Unicode.Scalar]) -> Int {
+        var previous = Array(0...b.count)
+        for (i, x) in a.enumerated() {
+            var current = [i + 1]
+            for (j, y) in b.enumerated() {
+                current.append(Swift.min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1)))
+            }
+            previous = current
+        }
+        return previous[b.count]
+    }
+}
