@@ -191,6 +191,31 @@ def broken_run():
           (result["conforms"], found), (False, sorted([("M1", boot_id), ("M1", "p2"), ("M1", "fg-2"), ("M3", "p2")])))
 
 
+def open_page_run():
+    """Scripts/open-page keeps the page open while the native side is driven: the page boots,
+    answers a pull made after it opened, and closes at SIGTERM with exit 0."""
+    api("POST", "/v1/sessions", {"uid": "u3", "id": "s3"}, expect=201)
+    page = f"{PAGE}/Scripts/examples/today-page/index.html?todaysim={BASE}&session=s3&access_token={TOKEN}"
+    opener = subprocess.Popen([os.path.join(ROOT, "Scripts", "open-page"), page], stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True)
+    try:
+        eventually("open-page: the page booted and answered its own load",
+                   lambda: api("GET", "/v1/sessions/s3")["document"]["state"] == "rendered")
+        api("POST", "/v1/sessions/s3/gestures", {"type": "pull", "requestId": "p3"})
+        eventually("open-page: the open page answered a pull made after it opened", lambda: len(results_for("s3", "p3")) == 1)
+        opener.send_signal(15)
+        check("open-page: closes at SIGTERM with exit 0", opener.wait(30), 0)
+        output = opener.stdout.read()
+        check("open-page: said where the page is open, and that it closed",
+              (f"open-page: {page} is open" in output, "open-page: closed" in output), (True, True))
+    finally:
+        if opener.poll() is None:
+            opener.kill()
+            opener.wait()
+    result = api("GET", "/v1/sessions/s3/report")
+    check("open-page: the session's report conforms", (result["conforms"], result["violations"]), (True, []))
+
+
 def await_url(address, timeout=30):
     """Returns once `address` answers; fails the run when it does not within `timeout` s."""
     end = time.time() + timeout
@@ -229,7 +254,7 @@ chrome = None
 try:
     await_url(PAGE + "/Scripts/examples/today-page/index.html")
     chrome = Chromium(tmp, report)
-    for run in (conforming_run, broken_run):
+    for run in (conforming_run, broken_run, open_page_run):
         try:
             run()
         except Exception as error:  # noqa: BLE001 — any failure is reported, then the next run

@@ -3,6 +3,8 @@ python3's standard library only. Used by Scripts/dashboard-test and Scripts/brid
 from the command line for a screenshot of a page that keeps a stream open (the dashboard):
 
     python3 Scripts/lib/chromium.py screenshot URL OUT.png [--size 1280x720] [--full-page] [--wait JS]
+    python3 Scripts/lib/chromium.py open URL      (Scripts/open-page: the page stays open, its
+                                                   console on stdout, until SIGINT or SIGTERM)
 
 It waits (up to 30 s) until the page is loaded and, where the page says so, settled
 (`<html data-settled="true">`, which the dashboard sets once the open session is all on the
@@ -103,8 +105,49 @@ def _screenshot(argv):
     return 0
 
 
+def _open(argv):
+    """Keeps URL open in headless Chromium, printing its console, until SIGINT or SIGTERM."""
+    import sys, tempfile
+    if len(argv) != 1 or argv[0].startswith("-"):
+        print("usage: Scripts/open-page URL", file=sys.stderr); return 2
+    stop = []
+    signal.signal(signal.SIGTERM, lambda *_: stop.append(True))
+    signal.signal(signal.SIGINT, lambda *_: stop.append(True))
+    with tempfile.TemporaryDirectory() as tmp:
+        c = Chromium(tmp, lambda ok, name, detail="": None)
+        try:
+            c.call("Runtime.enable")
+            c.call("Page.navigate", {"url": argv[0]})
+            print(f"open-page: {argv[0]} is open in headless Chromium (its console follows); Ctrl-C closes it", flush=True)
+            while not stop:
+                try:
+                    ready = select.select([c.r], [], [], 0.5)[0]
+                except InterruptedError:
+                    continue
+                if not ready: continue
+                chunk = os.read(c.r, 1 << 20)
+                if not chunk:
+                    print("open-page: chromium exited", file=sys.stderr); return 1
+                c.buf += chunk
+                while b"\0" in c.buf:
+                    raw, c.buf = c.buf.split(b"\0", 1)
+                    m = json.loads(raw)
+                    if m.get("method") == "Runtime.consoleAPICalled":
+                        p = m["params"]
+                        text = " ".join(str(a.get("value", a.get("description", ""))) for a in p.get("args", []))
+                        print(f"console.{p.get('type', 'log')}: {text}", flush=True)
+                    elif m.get("method") == "Runtime.exceptionThrown":
+                        d = m["params"]["exceptionDetails"]
+                        print(f"page error: {d.get('exception', {}).get('description', d.get('text'))}", flush=True)
+        finally:
+            c.close()
+    print("open-page: closed", flush=True)
+    return 0
+
+
 if __name__ == "__main__":
     import sys
-    if sys.argv[1:2] != ["screenshot"]:
-        sys.exit("usage: chromium.py screenshot URL OUT.png [--size WxH] [--full-page] [--wait JS]")
-    sys.exit(_screenshot(sys.argv[2:]))
+    commands = {"screenshot": _screenshot, "open": _open}
+    if sys.argv[1:2] == [] or sys.argv[1] not in commands:
+        sys.exit("usage: chromium.py screenshot URL OUT.png [--size WxH] [--full-page] [--wait JS] | chromium.py open URL")
+    sys.exit(commands[sys.argv[1]](sys.argv[2:]))

@@ -71,22 +71,40 @@ enum ClientCommands {
         return url.query == nil && url.fragment == nil
     }
 
-    /// One line per entry, as it arrives with `--follow` (long polls of 25 s).
+    /// One line per entry, as it arrives with `--follow` (long polls of 25 s). A follow ends
+    /// when the session closes: at once for one closed already (its timeline is printed), and as
+    /// soon as the teardown's entries arrive for one closed meanwhile (a teardown, or idle past
+    /// its `ttlMs`; every later entry of that commit comes in the same answer or the pages
+    /// before `more` turns false). A session purged meanwhile ends it with the server's `404`.
     static func timeline(_ arguments: [String]) -> Int32 {
         let options = parse(arguments)
         var after = options.after
+        var follow = options.follow
+        if follow {
+            let (status, view) = get("\(options.server)/v1/sessions/\(options.sessionId)")
+            guard status == 200 else { return refused(status, view, server: options.server) }
+            if view["status"] == "closed" { follow = false }
+        }
+        var closed = false
         while true {
-            let wait = options.follow ? "&waitMs=25000" : ""
+            let wait = follow ? "&waitMs=25000" : ""
             let (status, body) = get("\(options.server)/v1/sessions/\(options.sessionId)/timeline?after=\(after)&limit=1000\(wait)")
             guard status == 200, case let .array(entries)? = body["entries"] else { return refused(status, body, server: options.server) }
             // Written straight to the descriptor: a follower sees each line as it comes.
-            for entry in entries { FileHandle.standardOutput.write(Data((line(for: entry) + "\n").utf8)) }
+            for entry in entries {
+                FileHandle.standardOutput.write(Data((line(for: entry) + "\n").utf8))
+                if isTeardown(entry) { closed = true }
+            }
             after = Int(body["next"]?.int64Value ?? Int64(after))
             if body["more"] == true { continue }
-            guard options.follow else { return 0 }
-            let (viewStatus, view) = get("\(options.server)/v1/sessions/\(options.sessionId)")
-            if viewStatus == 200, view["status"] == "closed", body["more"] != true, entries.isEmpty { return 0 }
+            if !follow || closed { return 0 }
         }
+    }
+
+    /// The input that closes a session (`via: teardown` in entries written before teardown
+    /// became a lifecycle input).
+    static func isTeardown(_ entry: JSON) -> Bool {
+        entry["kind"] == "input" && entry["type"] == "teardown"
     }
 
     /// The verdict; exit 1 when Web broke the contract.

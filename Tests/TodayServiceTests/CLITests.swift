@@ -167,6 +167,29 @@ import TodayTestSupport
         #expect(FileManager.default.fileExists(atPath: path), "the database and its folder were created")
     }
 
+    /// Every flag `serve --help` names is one `serve` takes (`--min-upload-rate` was documented
+    /// and refused as unknown): all of them at once, each with a valid value, then SIGTERM.
+    @Test func everyServeFlagTheHelpNamesIsTaken() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("sessions.sqlite").path
+        let valued: [(String, String)] = [
+            ("--host", "127.0.0.1"), ("--port", "0"), ("--db", path), ("--synchronous", "full"), ("--retention-seconds", "60"),
+            ("--heartbeat-seconds", "5"), ("--threads", "2"), ("--connection-timeout-seconds", "30"), ("--min-upload-rate", "1000"),
+            ("--max-connections", "100"), ("--drain-seconds", "1"), ("--statement-timeout-seconds", "5"),
+            ("--field-validation", "strict"), ("--token", "a-token"), ("--allow-origin", "http://localhost:3000"),
+        ]
+        // `--token-file` goes instead of `--token`, `--no-auth` instead of both, `--quiet` hides the marker.
+        let elsewhere: Set = ["--token-file", "--no-auth", "--quiet", "--from", "--to", "--chunk-rows", "--junit", "--tolerance-ms",
+                              "--follow", "--after", "--server", "--help", "--version"]
+        let help = try await run(["--help"]).stdout
+        let named = Set(help.split(whereSeparator: { !$0.isLetter && $0 != "-" }).map(String.init).filter { $0.hasPrefix("--") && $0.count > 2 })
+        #expect(named.subtracting(elsewhere) == Set(valued.map(\.0)), "the help's flags against this list")
+        let result = try await run(["serve"] + valued.flatMap { [$0.0, $0.1] }, until: "listening on", thenSignal: SIGTERM)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("listening on"))
+    }
+
     @Test func clientSubcommandsPrintTimelinesAndReportWithUsableExitCodes() async throws {
         let server = try TestServer()
         let client = Client(server: server)
@@ -195,6 +218,52 @@ import TodayTestSupport
         #expect(try await run(["report", "nobody", "--server", url]).status == 1)
         #expect(try await run(["report", "s1", "--server", "http://127.0.0.1:1"]).status == 3)
         #expect(try await run(["timeline"]).status == 2)
+    }
+
+    /// Issue 23, item 2: `timeline --follow` ends when the session closes. Seen: 25 s to exit on
+    /// a session closed already (it long-polled first) and still running after a teardown. What
+    /// is measured is the exit and the server's count of long polls that ran out (none), never
+    /// a duration: a follow that waited for its poll to run out would count one.
+    @Test func aFollowOfAClosedSessionEndsWithoutWaiting() async throws {
+        let server = try TestServer()
+        let client = Client(server: server)
+        try await client.create(["uid": "u1", "id": "s1"])
+        try await client.tearDown("s1")
+        let followed = try await run(["timeline", "s1", "--follow", "--server", server.base.absoluteString])
+        #expect(followed.status == 0, "\(followed.stderr)")
+        #expect(followed.stdout.split(separator: "\n").last?.contains("input      teardown") == true
+                || followed.stdout.contains("input      teardown"), "\(followed.stdout)")
+        #expect(server.service?.waiters.expired == 0, "no long poll ran out")
+    }
+
+    @Test func aFollowEndsWhenTheSessionIsTornDown() async throws {
+        let server = try TestServer()
+        let client = Client(server: server)
+        try await client.create(["uid": "u1", "id": "s1"])
+        let waiters = try #require(server.service?.waiters)
+        async let followed = run(["timeline", "s1", "--follow", "--server", server.base.absoluteString])
+        #expect(await eventually { waiters.count == 1 }, "the follow is waiting for news")
+        try await client.tearDown("s1")
+        let run = try await followed
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("input      teardown"), "\(run.stdout)")
+        #expect(waiters.expired == 0, "it ended on the teardown's entries, not on a poll that ran out")
+        #expect(waiters.count == 0)
+    }
+
+    /// A session purged while followed ends the follow with the server's 404 (exit 1).
+    @Test func aFollowEndsWhenTheSessionIsPurged() async throws {
+        let server = try TestServer()
+        let client = Client(server: server)
+        try await client.create(["uid": "u1", "id": "s1"])
+        let waiters = try #require(server.service?.waiters)
+        async let followed = run(["timeline", "s1", "--follow", "--server", server.base.absoluteString])
+        #expect(await eventually { waiters.count == 1 })
+        #expect(try await client.delete("/v1/sessions/s1").status == 204)
+        let run = try await followed
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("404 session_not_found"), "\(run.stderr)")
+        #expect(waiters.expired == 0)
     }
 
     @Test func servingBeyondLoopbackNeedsATokenOrAnExplicitNoAuth() async throws {
