@@ -10,13 +10,15 @@ COPY Sources ./Sources
 COPY Plugins ./Plugins
 COPY OpenAPI ./OpenAPI
 COPY Web ./Web
+# The rules the binary serves at /rules (Plugins/EmbedFiles embeds this file from outside Web/).
+COPY docs/RULES.md ./docs/RULES.md
 COPY Recorder ./Recorder
 # Not built here, but SwiftPM refuses a package whose declared test folders are missing.
 COPY Tests ./Tests
 RUN swift build -c release --product todaysim \
     && install -D "$(swift build -c release --show-bin-path)/todaysim" /out/todaysim
 
-# The binary embeds the OpenAPI document, the dashboard and bridge.js: it is the whole server.
+# The binary embeds the OpenAPI document, the dashboard, bridge.js and the rules: it is the whole server.
 FROM swift:6.3-bookworm-slim
 RUN apt-get update && apt-get install -y --no-install-recommends libmicrohttpd12 libsqlite3-0 libpq5 curl \
     && rm -rf /var/lib/apt/lists/*

@@ -11,4 +11,13 @@ public enum WebAssets {
     /// buttons inject the common inputs. A session opens by click or by the URL hash
     /// `#session=<id>`.
     public static let dashboardPage: [UInt8] = dashboardHtml
+
+    /// The rules page (`Web/rules.html`), served at `GET /rules`: it renders `rulesMarkdown` in
+    /// the browser with the rules' anchors, so `/rules#h13` opens H13 (the dashboard links each
+    /// rule id there).
+    public static let rulesPage: [UInt8] = rulesHtml
+
+    /// `docs/RULES.md`, embedded from outside `Web/` (Plugins/EmbedFiles' `alsoEmbedded`), served
+    /// at `GET /rules.md`.
+    public static let rulesMarkdown: [UInt8] = rulesMd
 }

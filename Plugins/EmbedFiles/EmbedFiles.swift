@@ -9,10 +9,17 @@ import PackagePlugin
     func createBuildCommands(context: PluginContext, target: Target) throws -> [Command] {
         guard let target = target as? SourceModuleTarget else { return [] }
         let tool = try context.tool(named: "embed-file")
-        return target.sourceFiles.filter { $0.type != .source && $0.type != .header }.map { file in
-            let output = context.pluginWorkDirectoryURL.appending(path: file.url.lastPathComponent + ".swift")
-            return .buildCommand(displayName: "Embedding \(file.url.lastPathComponent)", executable: tool.url,
-                                 arguments: [file.url.path, output.path], inputFiles: [file.url], outputFiles: [output])
+        var files = target.sourceFiles.filter { $0.type != .source && $0.type != .header }.map(\.url)
+        files += (Self.alsoEmbedded[target.name] ?? []).map { context.package.directoryURL.appending(path: $0) }
+        return files.map { file in
+            let output = context.pluginWorkDirectoryURL.appending(path: file.lastPathComponent + ".swift")
+            return .buildCommand(displayName: "Embedding \(file.lastPathComponent)", executable: tool.url,
+                                 arguments: [file.path, output.path], inputFiles: [file], outputFiles: [output])
         }
     }
+
+    /// Files from outside a target's folder that it embeds too, by package-relative path: the
+    /// rules (`docs/RULES.md`, one copy for readers of the repository and of `/rules`). The
+    /// Dockerfile copies them (Scripts/check-dockerfile reads this list).
+    static let alsoEmbedded: [String: [String]] = ["TodayWeb": ["docs/RULES.md"]]
 }

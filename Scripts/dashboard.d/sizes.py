@@ -69,11 +69,13 @@ def check_sizes(chrome, api, report, base_url, out_dir):
 
 
 def check_reading(chrome, report, size, pending, out_dir):
-    """What is cut to fit can be read whole: the soft deadline's requests, a truncated entry."""
-    rid = chrome.js("(r => r && [r.dataset.requests, r.textContent, r.title])"
-                    "(document.querySelector('#watchdogs [data-kind=softRefreshDeadline] .rid'))") or ["", "", ""]
-    report(rid[0] == " ".join(pending) and all(p[:8] in rid[1] and p in rid[2] for p in pending),
-           f"{size}: the soft-refresh deadline names both pending requests (its title has them whole)", json.dumps(rid))
+    """What is cut to fit can be read whole: the pending requests, a truncated entry."""
+    rid = chrome.js("(r => r && [r.dataset.requests, r.textContent])"
+                    "(document.querySelector('#watchdogs [data-kind=softRefreshDeadline] .rid'))") or ["", ""]
+    listed = chrome.js("document.querySelector('#refresh-x').textContent")
+    report(rid == ["", "no request id · shared"] and all(p in listed for p in pending),
+           f"{size}: the shared soft-refresh deadline has no request id; the soft requests card lists both whole",
+           json.dumps([rid, listed]))
     seq = chrome.js("(e => e && e.dataset.seq)([...document.querySelectorAll('#timeline .entry')].find(e => e.scrollWidth > e.clientWidth + 1))")
     if seq is None:
         report(False, f"{size}: some entry is cut to fit (the premise of the next checks)"); return

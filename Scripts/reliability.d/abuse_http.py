@@ -179,25 +179,40 @@ def stream_memory(abuse, count, bound_mib=15):
 def clock_numbers(abuse):
     """Client numbers summed on a session clock (item 1): one /steps request of 1,025 advances
     once overflowed Int64 and killed the server; 1,024 accepted advances left a session that
-    killed it on its next advance, again after every restart. Every move past the clock's
-    ceiling (9e15 ms) is 400 and changes nothing; the server serves on."""
+    killed it on its next advance, again after every restart. C1: a move goes no further than the
+    clock's end (9e15 ms) less the session's longest timer, so every timer an input arms stays
+    reachable; every move past that is 400 and changes nothing; the server serves on."""
     ceiling = 9_000_000_000_000_000
+    latest = ceiling - 12_000  # the default longest timer: the 12 s pull watchdog
     session = "abuse-clock"
     path = f"/v1/sessions/{session}"
-    answered(abuse, "clock numbers", "POST", "/v1/sessions", 201,
-             {"uid": "u", "id": session, "label": session, "timing": {"pullWatchdogMs": ceiling}})
+    answered(abuse, "clock numbers", "POST", "/v1/sessions", 201, {"uid": "u", "id": session, "label": session})
     answered(abuse, "clock numbers", "POST", f"{path}/steps", 400, [{"clock": {"advanceMs": ceiling}}] * 1025)
     answered(abuse, "clock numbers", "POST", f"{path}/steps", 400, [{"clock": {"advanceMs": ceiling}}] * 1000)
-    answered(abuse, "clock numbers", "POST", f"{path}/clock", 200, {"advanceMs": ceiling - 10})
+    answered(abuse, "clock numbers", "POST", f"{path}/clock", 400, {"advanceMs": latest + 1})
+    answered(abuse, "clock numbers", "POST", f"{path}/clock", 200, {"advanceMs": latest - 10})
     answered(abuse, "clock numbers", "POST", f"{path}/gestures", 200, {"type": "pull", "requestId": "p1"})
     refused = sum(1 for _ in range(1024) if abuse.call("POST", f"{path}/clock", {"advanceMs": ceiling})[0] == 400)
-    abuse.check(refused == 1024, f"clock numbers: {refused} of 1024 advances past the ceiling answered 400")
-    for move in ({"toNextTimer": True}, {"runUntilIdle": True}):
-        answered(abuse, "clock numbers", "POST", f"{path}/clock", 400, move)  # the deadline falls past the ceiling
+    abuse.check(refused == 1024, f"clock numbers: {refused} of 1024 advances past the latest move answered 400")
+    answered(abuse, "clock numbers", "POST", f"{path}/clock", 400, {"advanceMs": 11})
+    # Every timer the pull armed is within reach: the soft deadline, then the watchdog at the end less 10 ms.
+    answered(abuse, "clock numbers", "POST", f"{path}/clock", 200, {"toNextTimer": True})
+    answered(abuse, "clock numbers", "POST", f"{path}/clock", 200, {"runUntilIdle": True})
     status, _, raw, _ = abuse.call("GET", path)
     view = abuse.json.loads(raw) if status == 200 else {}
-    abuse.check(view.get("clock", {}).get("nowMs") == ceiling - 10 and view.get("version") == 3,
+    abuse.check(view.get("clock", {}).get("nowMs") == ceiling - 10 and view.get("version") == 5 and view.get("watchdogs") == [],
                 f"clock numbers: the session is as its accepted inputs left it ({abuse.short(raw)})")
+    # A timer as long as the clock: no move at all, yet the timer an input arms is reached.
+    long = f"/v1/sessions/{session}-long"
+    answered(abuse, "clock numbers", "POST", "/v1/sessions", 201,
+             {"uid": "u", "id": f"{session}-long", "label": session, "timing": {"pullWatchdogMs": ceiling}})
+    answered(abuse, "clock numbers", "POST", f"{long}/clock", 400, {"advanceMs": 1})
+    answered(abuse, "clock numbers", "POST", f"{long}/gestures", 200, {"type": "pull", "requestId": "p1"})
+    answered(abuse, "clock numbers", "POST", f"{long}/clock", 200, {"runUntilIdle": True})
+    status, _, raw, _ = abuse.call("GET", long)
+    view = abuse.json.loads(raw) if status == 200 else {}
+    abuse.check(view.get("clock", {}).get("nowMs") == ceiling and view.get("watchdogs") == [],
+                f"clock numbers: a timer as long as the clock is reached at its end ({abuse.short(raw)})")
     answered(abuse, "clock numbers", "GET", "/healthz", 200)
     answered(abuse, "clock numbers", "DELETE", f"/v1/sessions?label={session}", 200)
-    abuse.tally["clock numbers"] = f"clock numbers: 1,024 advances and two batches past the ceiling answered 400, server up"
+    abuse.tally["clock numbers"] = f"clock numbers: 1,024 advances and two batches past the latest move answered 400, every timer reached, server up"

@@ -92,6 +92,13 @@ public final class TodayService: Sendable {
             HTTPResponse(status: 200, headers: [("Content-Type", "text/javascript; charset=utf-8"), ("Cache-Control", "no-cache")],
                          body: WebAssets.bridgeScript)
         }
+        // The rules as this build has them: a page (its links are /rules#h13) and the Markdown.
+        router.add("GET", "/rules") { _, _ in
+            HTTPResponse(status: 200, headers: [("Content-Type", "text/html; charset=utf-8")], body: WebAssets.rulesPage)
+        }
+        router.add("GET", "/rules.md") { _, _ in
+            HTTPResponse(status: 200, headers: [("Content-Type", "text/markdown; charset=utf-8")], body: WebAssets.rulesMarkdown)
+        }
         router.add("GET", "/openapi.yaml") { _, _ in
             HTTPResponse(status: 200, headers: [("Content-Type", "application/yaml")], body: OpenAPIDocument.bytes)
         }

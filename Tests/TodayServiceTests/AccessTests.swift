@@ -9,6 +9,9 @@ import TodayTestSupport
         let server = try TestServer(token: "s3cret-token")
         let client = Client(server: server)
         #expect(try await client.get("/healthz").status == 200)
+        // The rules are documentation, not session data: the dashboard's rule links open as they are.
+        #expect(try await client.get("/rules").status == 200)
+        #expect(try await client.get("/rules.md").status == 200)
 
         let refused = try await client.post("/v1/sessions", ["uid": "u1", "id": "s1"])
         expectProblem(refused, 401, "unauthorized")

@@ -8,7 +8,8 @@ import TodayTestSupport
 /// Issue 12, item 12: one file is the whole server. The binary copied alone into an empty folder
 /// (what the Docker image and any deployment do) serves every file it embeds.
 @Suite struct StandaloneBinaryTests {
-    static let embedded = [("/openapi.yaml", "OpenAPI/todaysim.yaml"), ("/bridge.js", "Web/bridge.js"), ("/", "Web/dashboard.html")]
+    static let embedded = [("/openapi.yaml", "OpenAPI/todaysim.yaml"), ("/bridge.js", "Web/bridge.js"), ("/", "Web/dashboard.html"),
+                           ("/rules", "Web/rules.html"), ("/rules.md", "docs/RULES.md")]
 
     @Test func aCopiedBinaryAloneServesTheFilesOfTheRepository() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("todaysim-alone-\(UUID().uuidString)")

@@ -1,5 +1,6 @@
-/// Who may do what (issue 7, Access). With `--token` every endpoint but `/healthz`,
-/// `/bridge.js` and CORS preflights needs `Authorization: Bearer <token>` (or, for browsers
+/// Who may do what (issue 7, Access). With `--token` every endpoint but `/healthz`, `/readyz`,
+/// `/bridge.js`, the rules (`/rules`, `/rules.md`: the product's documentation, no session
+/// data, so the dashboard's rule links open without a token) and CORS preflights needs `Authorization: Bearer <token>` (or, for browsers
 /// that cannot set headers on `EventSource` or a page load, `?access_token=`, RFC 6750).
 /// `--token-file` adds tokens bound to a label: such a token sees and changes only the
 /// sessions of its label, and every other session is `404` to it, exactly as if it did not
@@ -42,7 +43,7 @@ public struct Access: Sendable {
         self.grants = grants
     }
 
-    static let openPaths: Set<String> = ["/healthz", "/readyz", "/bridge.js"]
+    static let openPaths: Set<String> = ["/healthz", "/readyz", "/bridge.js", "/rules", "/rules.md"]
 
     /// `request` with its token's scope set, or the `401` to answer; without tokens, as it is.
     static func scoped(_ request: HTTPRequest, by access: Access?) -> Result<HTTPRequest, APIError> {
