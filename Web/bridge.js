@@ -33,6 +33,10 @@
  * window.todaysimBridge (filled in) also carries `ready`, a Promise settled once the event
  * stream is open, `received`, the native -> Web messages dispatched so far, and `document`,
  * the session's document as the page loaded (`loadId`, `url`, `requestId` of a host reload).
+ * What a test driver waits on before its next step (the explorer's "settled"): `inFlight`, the
+ * bridge calls posted and not yet answered; `delivered`, the `seq` of the last entry the stream
+ * brought (of any kind: every entry up to it has been dispatched); `open`, whether the stream
+ * is open now.
  * A page on another origin than the server needs the server started with
  * --allow-origin <the page's origin>.
  */
@@ -75,6 +79,9 @@
   var settledCalls = {};   // callId -> value, when the settlement arrived before the answer
   var received = [];
   var lastSeq = view.counts.timeline;
+  var delivered = view.counts.timeline;  // the last entry of any kind the stream brought
+  var inFlight = 0;                      // bridge calls posted and not yet answered
+  var open = false;
 
   // Web -> native: one call at a time, in call order, as the native bridge takes them.
   var queue = Promise.resolve();
@@ -84,6 +91,7 @@
     for (key in payload || {}) message[key] = payload[key];
     message.type = type;
     var isTodayPage = String(type).indexOf("todayPage.") === 0;
+    inFlight += 1;
     var call = queue.then(function () {
       return fetch(url("/web-events"), {
         method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(message),
@@ -94,6 +102,7 @@
         });
       });
     });
+    call.then(function () { inFlight -= 1; }, function () { inFlight -= 1; });
     queue = call.catch(function () {});
     return call.then(function (answer) {
       if (isTodayPage) return undefined;
@@ -117,7 +126,15 @@
   var opened;
   var ready = new Promise(function (resolve) { opened = resolve; });
   var stream = new EventSource(url("/events", "after=" + lastSeq));
-  stream.onopen = function () { opened(); };
+  stream.onopen = function () { open = true; opened(); };
+  stream.addEventListener("error", function () { open = stream.readyState === EventSource.OPEN; });
+  ["input", "bridge", "emit", "navigation", "request", "header", "pull", "overlay", "watchdog", "analytics", "resolution",
+   "violation", "verdict"].forEach(function (kind) {
+    stream.addEventListener(kind, function (event) {
+      var seq = JSON.parse(event.data).seq;
+      if (seq > delivered) delivered = seq;
+    });
+  });
   function entryOf(event) {
     var entry = JSON.parse(event.data);
     if (entry.seq <= lastSeq) return null;  // never twice, whatever a reconnect resends
@@ -161,6 +178,9 @@
   window.todayWebViewBridge = {emit: emit};
   window.todaysimBridge = {
     base: base, session: session, event: eventName, ready: ready, received: received, document: view.document,
-    close: function () { stream.close(); },
+    close: function () { stream.close(); open = false; },
   };
+  Object.defineProperty(window.todaysimBridge, "inFlight", {get: function () { return inFlight; }, enumerable: true});
+  Object.defineProperty(window.todaysimBridge, "delivered", {get: function () { return delivered; }, enumerable: true});
+  Object.defineProperty(window.todaysimBridge, "open", {get: function () { return open; }, enumerable: true});
 })();

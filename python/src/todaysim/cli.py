@@ -1,0 +1,97 @@
+"""`todaysim-explore URL [--examples N] [--seed S] [--steps K] [--shrink-seconds T] [--junit FILE] [--export FILE]`
+
+Explores the page at URL (a Today Page that loads todaysim's /bridge.js from the `todaysim`
+and `session` query parameters it is given, as Scripts/examples/today-page does) with the
+explorer of `todaysim.explore`, against the server at `TODAYSIM_URL` (its token in
+`TODAYSIM_TOKEN`), else a server it starts from `TODAYSIM_BIN` or `todaysim` on PATH, in
+headless Chromium (`TODAYSIM_BROWSER`, else Playwright's own, else `chromium` on PATH).
+
+Exit 0 when N examples found no breach; 1 with the minimal scenario printed (and written as
+JUnit and as the failing session's export when asked); 2 when it could not explore (usage, no
+server, no browser, a page that never settles).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+import xml.etree.ElementTree as ET
+from typing import Optional
+
+from .client import Client, TodaysimError
+from .explore import Found, explore
+from .page import SettleTimeout
+from .server import Server
+
+
+def junit(found: Found, seconds: float) -> bytes:
+    suites = ET.Element("testsuites", name="todaysim-explore", tests="1", failures="1" if found.breach else "0",
+                        time=f"{seconds:.3f}")
+    suite = ET.SubElement(suites, "testsuite", name="todaysim-explore", tests="1", failures="1" if found.breach else "0",
+                          time=f"{seconds:.3f}")
+    case = ET.SubElement(suite, "testcase", classname="todaysim-explore", name=f"explore {found.page_url}", time=f"{seconds:.3f}")
+    if found.breach:
+        failure = ET.SubElement(case, "failure", type=",".join(dict.fromkeys(found.codes)), message=str(found.breach).splitlines()[1])
+        failure.text = found.describe()
+    else:
+        ET.SubElement(case, "system-out").text = found.describe()
+    return ET.tostring(suites, encoding="utf-8", xml_declaration=True)
+
+
+def main(argv: Optional[list] = None) -> int:
+    parser = argparse.ArgumentParser(prog="todaysim-explore", description="Find Today Page contract breaches nobody scripted.")
+    parser.add_argument("url", help="the page under test")
+    parser.add_argument("--examples", type=int, default=100, help="examples to try (default 100)")
+    parser.add_argument("--seed", type=int, default=None, help="a seed, for the same examples every run")
+    parser.add_argument("--steps", type=int, default=10, help="steps an example takes at most (default 10)")
+    parser.add_argument("--shrink-seconds", type=int, default=120,
+                        help="how long Hypothesis shrinks a breach before the explorer's own pass goes on (default 120)")
+    parser.add_argument("--junit", metavar="FILE", help="write the outcome as JUnit XML")
+    parser.add_argument("--export", metavar="FILE", help="write the failing session's export (replays without a page)")
+    options = parser.parse_args(argv)
+    if options.examples < 1 or options.steps < 1:
+        parser.error("--examples and --steps must be at least 1")
+
+    server = None
+    try:
+        if os.environ.get("TODAYSIM_URL"):
+            client = Client(os.environ["TODAYSIM_URL"], token=os.environ.get("TODAYSIM_TOKEN") or None)
+        else:
+            server = Server().start()
+            client = server.client()
+        client.health()
+        from playwright.sync_api import sync_playwright
+
+        from .plugin import browser_executable
+        started = time.monotonic()
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=browser_executable())
+            try:
+                found = explore(options.url, client, browser, examples=options.examples, seed=options.seed, steps=options.steps,
+                                shrink_seconds=options.shrink_seconds)
+            finally:
+                browser.close()
+        seconds = time.monotonic() - started
+    except (TodaysimError, SettleTimeout, RuntimeError) as error:
+        print(f"todaysim-explore: could not explore {options.url}: {error}", file=sys.stderr)
+        return 2
+    finally:
+        if server is not None:
+            server.stop()
+    print(found.describe())
+    print(f"({found.examples} examples in {seconds:.1f} s)")
+    if options.junit:
+        with open(options.junit, "wb") as file:
+            file.write(junit(found, seconds))
+    if options.export and found.export is not None:
+        with open(options.export, "w", encoding="utf-8") as file:
+            json.dump(found.export, file, indent=1)
+        print(f"the failing session's export: {options.export} (replay it with Client.replay, or POST it as "
+              f"create + steps)")
+    return 1 if found.breach else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

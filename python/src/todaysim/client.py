@@ -1,0 +1,361 @@
+"""A typed client for the whole todaysim HTTP API (OpenAPI/todaysim.yaml, served at /openapi.yaml).
+
+Every operation of the document is one method, marked with `@operation(operationId, METHOD,
+path)`; `tests/test_contract.py` checks, against the document the server serves, that each
+operation has exactly one method with its method and path, and `tools/generate_models.py
+--check` that `models.py` (the return and body types) is what the document makes. A problem
+document (`application/problem+json`) is raised as `TodaysimError`, carrying `status`, `code`
+and `field`.
+
+Bodies are passed as the API spells them: `client.gesture("s1", "pull", requestId="p1")`.
+"""
+from __future__ import annotations
+
+import json
+import urllib.parse
+from typing import Any, Callable, Iterable, Iterator, Optional, Union
+
+import httpx
+
+from . import models as m
+
+__all__ = ["Client", "TodaysimError", "StreamEvent", "operation", "OPERATIONS"]
+
+#: operationId -> (HTTP method, path template, Client method name); filled by `@operation`.
+OPERATIONS: dict[str, tuple[str, str, str]] = {}
+
+
+def operation(operation_id: str, method: str, path: str) -> Callable:
+    """Marks a Client method as the one that calls `operation_id` (checked against the document)."""
+    def mark(function):
+        if operation_id in OPERATIONS:
+            raise ValueError(f"two methods for {operation_id}")
+        OPERATIONS[operation_id] = (method, path, function.__name__)
+        function.operation_id = operation_id
+        return function
+    return mark
+
+
+class TodaysimError(Exception):
+    """A refusal by the server: its problem document (RFC 9457) as attributes.
+
+    `status` (the HTTP status), `code` (the stable problem code, e.g. `invalid_field`), `field`
+    (for `invalid_field`, the field named), `detail`, and `problem` (the whole document). A
+    failure to reach the server at all has status 0 and code `unreachable`.
+    """
+
+    def __init__(self, status: int, code: str, detail: str, field: Optional[str] = None,
+                 problem: Optional[dict] = None, request: str = ""):
+        self.status, self.code, self.detail, self.field = status, code, detail, field
+        self.problem = problem or {}
+        self.request = request
+        where = f" (field {field})" if field else ""
+        super().__init__(f"{request}: {status} {code}{where}: {detail}" if request else f"{status} {code}{where}: {detail}")
+
+
+class StreamEvent(dict):
+    """One Server-Sent Event: `id`, `event` (the entry's kind) and `data` (the entry, parsed)."""
+
+    @property
+    def entry(self) -> m.TimelineEntry:
+        return self["data"]
+
+
+def _quote(value: str) -> str:
+    return urllib.parse.quote(str(value), safe="")
+
+
+class Client:
+    """todaysim over HTTP. `base_url` defaults to http://127.0.0.1:8080; `token` is sent as a
+    Bearer token; `field_validation` (`Warn`, `Strict`, `Ignore`) is sent with every
+    control-plane body as `?fieldValidation=` (tests are best written with `Strict`, so a typo
+    fails at once). The client is a context manager (it closes its connections)."""
+
+    def __init__(self, base_url: str = "http://127.0.0.1:8080", token: Optional[str] = None, timeout: float = 30.0,
+                 field_validation: Optional[str] = None, transport: Optional[httpx.BaseTransport] = None):
+        self.base_url = base_url.rstrip("/")
+        self.token = token
+        self.field_validation = field_validation
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        self.http = httpx.Client(base_url=self.base_url, headers=headers, timeout=timeout, transport=transport)
+
+    # -- plumbing ------------------------------------------------------------------------------
+    def close(self) -> None:
+        self.http.close()
+
+    def __enter__(self) -> "Client":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def _send(self, method: str, path: str, *, json_body: Any = None, content: Optional[bytes] = None,
+              params: Optional[dict] = None, headers: Optional[dict] = None, expect: Iterable[int] = (200,),
+              validated: bool = False, timeout: Optional[float] = None) -> httpx.Response:
+        query = {k: v for k, v in (params or {}).items() if v is not None}
+        if validated and self.field_validation and "fieldValidation" not in query:
+            query["fieldValidation"] = self.field_validation
+        request = f"{method} {path}"
+        try:
+            response = self.http.request(method, path, params=query or None, headers={k: v for k, v in (headers or {}).items() if v is not None},
+                                         content=content if content is not None else (None if json_body is None else json.dumps(json_body).encode()),
+                                         timeout=timeout if timeout is not None else httpx.USE_CLIENT_DEFAULT)
+        except httpx.TransportError as error:
+            raise TodaysimError(0, "unreachable", f"cannot reach todaysim at {self.base_url}: {error}", request=request) from None
+        if response.status_code not in tuple(expect):
+            raise self._problem(response, request)
+        return response
+
+    @staticmethod
+    def _problem(response: httpx.Response, request: str) -> TodaysimError:
+        try:
+            problem = response.json()
+        except ValueError:
+            problem = {}
+        if not isinstance(problem, dict):
+            problem = {}
+        return TodaysimError(response.status_code, str(problem.get("code", "unexpected_status")),
+                             str(problem.get("detail", response.text[:300])), problem.get("field"), problem, request)
+
+    def _json(self, method: str, path: str, body: Any = None, **kwargs) -> Any:
+        response = self._send(method, path, json_body=body, **kwargs)
+        return response.json() if response.content else None
+
+    @staticmethod
+    def _session(session_id: str) -> str:
+        return f"/v1/sessions/{_quote(session_id)}"
+
+    # -- the service ---------------------------------------------------------------------------
+    @operation("health", "GET", "/healthz")
+    def health(self) -> m.Health:
+        return self._json("GET", "/healthz")
+
+    @operation("readiness", "GET", "/readyz")
+    def readiness(self) -> m.Readiness:
+        return self._json("GET", "/readyz", expect=(200, 503))
+
+    @operation("dashboard", "GET", "/")
+    def dashboard(self) -> str:
+        return self._send("GET", "/").text
+
+    @operation("metrics", "GET", "/metrics")
+    def metrics(self) -> str:
+        return self._send("GET", "/metrics").text
+
+    @operation("openAPIDocument", "GET", "/openapi.yaml")
+    def openapi_document(self) -> str:
+        return self._send("GET", "/openapi.yaml").text
+
+    @operation("rulesPage", "GET", "/rules")
+    def rules_page(self) -> str:
+        return self._send("GET", "/rules").text
+
+    @operation("rulesMarkdown", "GET", "/rules.md")
+    def rules_markdown(self) -> str:
+        return self._send("GET", "/rules.md").text
+
+    @operation("bridgeScript", "GET", "/bridge.js")
+    def bridge_script(self) -> str:
+        return self._send("GET", "/bridge.js").text
+
+    # -- sessions ------------------------------------------------------------------------------
+    @operation("createSession", "POST", "/v1/sessions")
+    def create_session(self, uid: str, **fields: Any) -> m.SessionView:
+        """`create_session("u1", id="s1", platform="android", timing={...})`: 201 and the view
+        (with `warnings` when a field was unknown)."""
+        return self._json("POST", "/v1/sessions", {"uid": uid, **fields}, expect=(201,), validated=True)
+
+    @operation("listSessions", "GET", "/v1/sessions")
+    def list_sessions(self, uid: Optional[str] = None, label: Optional[str] = None, status: Optional[str] = None,
+                      limit: Optional[int] = None, after: Optional[str] = None) -> m.SessionList:
+        return self._json("GET", "/v1/sessions", params={"uid": uid, "label": label, "status": status, "limit": limit, "after": after})
+
+    def iter_sessions(self, **filters: Any) -> Iterator[m.SessionView]:
+        """Every session matching the filters, page after page."""
+        after = None
+        while True:
+            page = self.list_sessions(**filters, after=after)
+            yield from page["sessions"]
+            after = page.get("next")
+            if not after:
+                return
+
+    @operation("purgeLabel", "DELETE", "/v1/sessions")
+    def purge_label(self, label: str) -> m.Deleted:
+        return self._json("DELETE", "/v1/sessions", params={"label": label})
+
+    @operation("reset", "POST", "/v1/reset")
+    def reset(self) -> m.Deleted:
+        return self._json("POST", "/v1/reset")
+
+    @operation("readSession", "GET", "/v1/sessions/{id}")
+    def read_session(self, session_id: str) -> m.SessionView:
+        return self._json("GET", self._session(session_id))
+
+    @operation("deleteSession", "DELETE", "/v1/sessions/{id}")
+    def delete_session(self, session_id: str) -> None:
+        self._send("DELETE", self._session(session_id), expect=(204,))
+
+    # -- inputs --------------------------------------------------------------------------------
+    def _input(self, session_id: str, suffix: str, body: dict, idempotency_key: Optional[str], if_match: Optional[int],
+               validated: bool = True) -> m.InputResponse:
+        headers = {"Idempotency-Key": idempotency_key, "If-Match": None if if_match is None else str(if_match)}
+        return self._json("POST", self._session(session_id) + suffix, body, headers=headers, validated=validated)
+
+    @operation("gesture", "POST", "/v1/sessions/{id}/gestures")
+    def gesture(self, session_id: str, type: str, *, idempotency_key: Optional[str] = None, if_match: Optional[int] = None,
+                **fields: Any) -> m.InputResponse:
+        """`gesture("s1", "pull", requestId="p1")`, `gesture("s1", "dialog.choose", actionId="ok")`."""
+        return self._input(session_id, "/gestures", {"type": type, **fields}, idempotency_key, if_match)
+
+    @operation("lifecycle", "POST", "/v1/sessions/{id}/lifecycle")
+    def lifecycle(self, session_id: str, type: str, *, idempotency_key: Optional[str] = None, if_match: Optional[int] = None,
+                  **fields: Any) -> m.InputResponse:
+        """`lifecycle("s1", "background")`, `lifecycle("s1", "foreground", requestId="fg-1")`, `lifecycle("s1", "teardown")`."""
+        return self._input(session_id, "/lifecycle", {"type": type, **fields}, idempotency_key, if_match)
+
+    @operation("webEvent", "POST", "/v1/sessions/{id}/web-events")
+    def web_event(self, session_id: str, message: Union[m.WebEvent, dict], *, idempotency_key: Optional[str] = None,
+                  if_match: Optional[int] = None) -> m.InputResponse:
+        """A bridge message exactly as Web emits it (its unknown fields are Web's own, H21)."""
+        return self._input(session_id, "/web-events", dict(message), idempotency_key, if_match, validated=False)
+
+    @operation("command", "POST", "/v1/sessions/{id}/commands")
+    def command(self, session_id: str, type: str, *, idempotency_key: Optional[str] = None, if_match: Optional[int] = None,
+                **fields: Any) -> m.InputResponse:
+        return self._input(session_id, "/commands", {"type": type, **fields}, idempotency_key, if_match)
+
+    @operation("clock", "POST", "/v1/sessions/{id}/clock")
+    def clock(self, session_id: str, *, idempotency_key: Optional[str] = None, if_match: Optional[int] = None,
+              **move: Any) -> m.InputResponse:
+        """`clock("s1", advanceMs=6000)`, `clock("s1", toMs=12000)`, `clock("s1", toNextTimer=True)`, `clock("s1", runUntilIdle=True)`."""
+        return self._input(session_id, "/clock", move, idempotency_key, if_match)
+
+    @operation("steps", "POST", "/v1/sessions/{id}/steps")
+    def steps(self, session_id: str, steps: list[dict], *, idempotency_key: Optional[str] = None,
+              if_match: Optional[int] = None) -> dict:
+        """A batch in one transaction: `[{"gesture": {...}}, {"clock": {...}}, ...]` → `{results, session}`."""
+        headers = {"Idempotency-Key": idempotency_key, "If-Match": None if if_match is None else str(if_match)}
+        return self._json("POST", self._session(session_id) + "/steps", list(steps), headers=headers, validated=True)
+
+    # -- reading back --------------------------------------------------------------------------
+    @operation("timeline", "GET", "/v1/sessions/{id}/timeline")
+    def timeline(self, session_id: str, after: Optional[int] = None, limit: Optional[int] = None, kind: Optional[str] = None,
+                 wait_ms: Optional[int] = None, format: Optional[str] = None) -> Any:
+        """One page `{entries, next, more}`; `wait_ms` long-polls for entries after `after`;
+        `format="trace"` answers the session as a golden host trace (NDJSON text)."""
+        params = {"after": after, "limit": limit, "kind": kind, "waitMs": wait_ms, "format": format}
+        # A long poll may take `wait_ms` before it answers: the read deadline waits that much more.
+        timeout = None if wait_ms is None else (self.http.timeout.read or 30.0) + wait_ms / 1000
+        response = self._send("GET", self._session(session_id) + "/timeline", params=params, timeout=timeout)
+        return response.text if format == "trace" else response.json()
+
+    def entries(self, session_id: str, kind: Optional[str] = None, after: int = 0) -> list[m.TimelineEntry]:
+        """Every entry after `after` (all pages), optionally of one kind."""
+        found: list = []
+        while True:
+            page = self.timeline(session_id, after=after, limit=1000, kind=kind)
+            found += page["entries"]
+            if not page["more"]:
+                return found
+            after = page["next"]
+
+    @operation("watchdogs", "GET", "/v1/sessions/{id}/watchdogs")
+    def watchdogs(self, session_id: str) -> list[m.Watchdog]:
+        return self._json("GET", self._session(session_id) + "/watchdogs")["watchdogs"]
+
+    def _events(self, path: str, params: dict, last_event_id: Optional[str]) -> Iterator[StreamEvent]:
+        headers = {"Accept": "text/event-stream", **({"Last-Event-ID": last_event_id} if last_event_id else {})}
+        try:
+            with self.http.stream("GET", path, params={k: v for k, v in params.items() if v is not None}, headers=headers,
+                                  timeout=httpx.Timeout(self.http.timeout.connect, read=None)) as response:
+                if response.status_code != 200:
+                    response.read()
+                    raise self._problem(response, f"GET {path}")
+                event: dict = {}
+                for line in response.iter_lines():
+                    if not line:
+                        if "data" in event:
+                            yield StreamEvent(id=event.get("id"), event=event.get("event", "message"), data=json.loads(event["data"]))
+                        event = {}
+                    elif line.startswith(":"):
+                        continue
+                    else:
+                        name, _, value = line.partition(":")
+                        value = value[1:] if value.startswith(" ") else value
+                        event[name] = event["data"] + "\n" + value if name == "data" and "data" in event else value
+        except httpx.TransportError as error:
+            raise TodaysimError(0, "unreachable", f"the event stream {path} broke: {error}", request=f"GET {path}") from None
+
+    @operation("sessionEvents", "GET", "/v1/sessions/{id}/events")
+    def session_events(self, session_id: str, after: Optional[int] = None, last_event_id: Optional[str] = None) -> Iterator[StreamEvent]:
+        """The session's entries as they are recorded (Server-Sent Events); ends when the session
+        is closed and its last entry sent, or purged. Iterate it; break to stop."""
+        return self._events(self._session(session_id) + "/events", {"after": after}, last_event_id)
+
+    @operation("accountEvents", "GET", "/v1/events")
+    def account_events(self, uid: str, last_event_id: Optional[str] = None) -> Iterator[StreamEvent]:
+        """Every session of one account as one stream (event ids `<session>/<seq>`)."""
+        return self._events("/v1/events", {"uid": uid}, last_event_id)
+
+    @operation("exportSession", "GET", "/v1/sessions/{id}/export")
+    def export_session(self, session_id: str, after: Optional[int] = None, limit: Optional[int] = None) -> dict:
+        """One page of the session as a script: `{create, steps, closed, next, more}`."""
+        return self._json("GET", self._session(session_id) + "/export", params={"after": after, "limit": limit})
+
+    def export_all(self, session_id: str) -> dict:
+        """The whole script: `{create, steps}` (every page), replayable with `replay`."""
+        page = self.export_session(session_id)
+        script = {"create": page["create"], "steps": list(page["steps"])}
+        while page.get("more"):
+            page = self.export_session(session_id, after=page["next"])
+            script["steps"] += page["steps"]
+        return script
+
+    def replay(self, script: dict, session_id: Optional[str] = None) -> m.SessionView:
+        """Creates a session from an export (`export_all`) and applies its steps, 1,000 a batch.
+        It keeps the export's session id unless given another: request ids the server made derive
+        from the session's id, so under another id Web's recorded answers name other requests."""
+        create = dict(script["create"])
+        if session_id is not None:
+            create["id"] = session_id
+        view = self._json("POST", "/v1/sessions", create, expect=(201,))
+        steps = script["steps"]
+        for start in range(0, len(steps), 1000):
+            view = self.steps(view["id"], steps[start:start + 1000])["session"]
+        return view
+
+    @operation("forkSession", "POST", "/v1/sessions/{id}/fork")
+    def fork_session(self, session_id: str, new_id: Optional[str] = None) -> m.SessionView:
+        return self._json("POST", self._session(session_id) + "/fork", {"id": new_id} if new_id else None, expect=(201,), validated=True)
+
+    @operation("report", "GET", "/v1/sessions/{id}/report")
+    def report(self, session_id: str) -> m.Report:
+        """`{conforms, violations, requests}`: the contract monitor's verdict on Web (M1–M9)."""
+        return self._json("GET", self._session(session_id) + "/report")
+
+    @operation("reportJunit", "GET", "/v1/sessions/{id}/report/junit")
+    def report_junit(self, session_id: str) -> str:
+        return self._send("GET", self._session(session_id) + "/report/junit").text
+
+    @operation("violations", "GET", "/v1/violations")
+    def violations(self, uid: Optional[str] = None, code: Optional[str] = None, limit: Optional[int] = None,
+                   after: Optional[str] = None) -> m.ViolationPage:
+        return self._json("GET", "/v1/violations", params={"uid": uid, "code": code, "limit": limit, "after": after})
+
+    @operation("verifyHostTrace", "POST", "/v1/host-traces")
+    def verify_host_trace(self, trace: Union[bytes, str, Iterable[Union[str, dict]]], *, keep: Optional[str] = None,
+                          label: Optional[str] = None, tolerance_ms: Optional[int] = None, junit: bool = False) -> Any:
+        """Judges a native host's recorded trace (NDJSON bytes, text, or lines / dicts): the
+        verdict (`conforms`, `divergences`, …), or with `junit=True` JUnit XML. An unsound trace
+        is `TodaysimError` `invalid_trace` naming its line."""
+        if isinstance(trace, str):
+            body = trace.encode()
+        elif isinstance(trace, (bytes, bytearray)):
+            body = bytes(trace)
+        else:
+            body = "".join((line if isinstance(line, str) else json.dumps(line)) + "\n" for line in trace).encode()
+        params = {"keep": keep, "label": label, "toleranceMs": tolerance_ms, "format": "junit" if junit else None}
+        response = self._send("POST", "/v1/host-traces", content=body, params=params,
+                              headers={"Content-Type": "application/x-ndjson"})
+        return response.text if junit else response.json()

@@ -1,0 +1,245 @@
+"""A real page on the session's clock: a Playwright page running the page under test with
+todaysim's `/bridge.js` attached to a session, whose own timers run on Playwright's page clock
+(paused before the page loads, at `EPOCH_MS` + the session's `nowMs`), so one call moves both
+clocks together and a scenario that waits 12 s takes milliseconds and runs the same every time.
+
+Playwright cannot list a page's pending timers: `TIMERS_JS`, an init script added after the
+clock's own, records the due time of every `setTimeout`, `setInterval` and
+`requestAnimationFrame`, and `move()` steps both clocks through the merged due times (the
+session's watchdogs and the page's timers), settling after each, so a page timer at 4,999 ms acts
+at 4,999 ms of session time, before a session deadline at 5,000 ms.
+
+*Settled* (`settle()`): no bridge call in flight; every entry up to the session's
+`counts.timeline` delivered to the page; the page's load is the session's and its stream is
+open; no other page request in flight; no page timer due now — rechecked after a zero-length
+clock run until two looks in a row agree, within `settle_timeout` (2 s) of wall time. A miss is
+`SettleTimeout` (the explorer's error, never a breach of the contract).
+"""
+from __future__ import annotations
+
+import time
+import urllib.parse
+from typing import Any, Optional
+
+from .client import Client
+
+#: Page time when the session's clock reads 0 (2026-01-01T00:00:00Z).
+EPOCH_MS = 1_767_225_600_000
+
+TIMERS_JS = r"""
+(() => {
+  if (window.__todaysimTimers) return;
+  const pending = new Map();  // key -> due time (page clock, ms)
+  const st = window.setTimeout, ct = window.clearTimeout, si = window.setInterval, ci = window.clearInterval;
+  const raf = window.requestAnimationFrame, caf = window.cancelAnimationFrame;
+  const run = (fn, args) => (typeof fn === "function" ? fn.apply(window, args) : (0, eval)(String(fn)));
+  window.setTimeout = function (fn, ms, ...args) {
+    const at = Date.now() + Math.max(0, Number(ms) || 0);
+    const id = st.call(window, () => { pending.delete("t" + id); return run(fn, args); }, ms);
+    pending.set("t" + id, at);
+    return id;
+  };
+  window.clearTimeout = function (id) { pending.delete("t" + id); return ct.call(window, id); };
+  window.setInterval = function (fn, ms, ...args) {
+    const every = Math.max(0, Number(ms) || 0);
+    const id = si.call(window, () => { pending.set("t" + id, Date.now() + every); return run(fn, args); }, ms);
+    pending.set("t" + id, Date.now() + every);
+    return id;
+  };
+  window.clearInterval = function (id) { pending.delete("t" + id); return ci.call(window, id); };
+  if (raf) {
+    window.requestAnimationFrame = function (fn) {
+      const id = raf.call(window, (t) => { pending.delete("r" + id); return fn(t); });
+      pending.set("r" + id, Date.now() + 16);
+      return id;
+    };
+    window.cancelAnimationFrame = function (id) { pending.delete("r" + id); return caf.call(window, id); };
+  }
+  window.__todaysimTimers = () => {
+    let next = null;
+    for (const at of pending.values()) if (next === null || at < next) next = at;
+    return {now: Date.now(), next, count: pending.size};
+  };
+})();
+"""
+
+# What the page says about settling, in one look.
+PROBE_JS = """(() => {
+  const b = window.todaysimBridge, t = window.__todaysimTimers ? window.__todaysimTimers() : null;
+  return {bridge: !!(b && b.document), inFlight: b ? b.inFlight : null, delivered: b ? b.delivered : null,
+          open: b ? b.open : false, loadId: b && b.document ? b.document.loadId : null,
+          timers: t, ready: document.readyState};
+})()"""
+
+
+class SettleTimeout(Exception):
+    """The page and the session did not settle within the wall deadline: an error of the
+    explorer or the environment (a page that never stops working), never a contract breach."""
+
+
+class BridgedPage:
+    """One session and the Playwright page that runs the page under test against it.
+
+    `page` is a Playwright (sync API) page of a context whose clock this object owns; `url` is
+    the page under test (its query gets `todaysim`, `session` and `access_token`, as the fixture
+    page and `docs/TESTING-A-PAGE.md` expect). Call `open()` once."""
+
+    def __init__(self, client: Client, session_id: str, page: Any, url: str, settle_timeout: float = 2.0):
+        self.client, self.session_id, self.page, self.url = client, session_id, page, url
+        self.settle_timeout = settle_timeout
+        self.requests: set = set()
+        #: The session's view as last seen settled.
+        self.view: dict = {}
+        self.errors: list[str] = []
+        page.on("pageerror", lambda error: self.errors.append(str(error)))
+        page.on("request", self._started)
+        page.on("requestfinished", self._ended)
+        page.on("requestfailed", self._ended)
+
+    # Requests the page makes other than its event stream (which never ends).
+    def _started(self, request) -> None:
+        if not request.url.split("?")[0].endswith("/events"):
+            self.requests.add(request)
+
+    def _ended(self, request) -> None:
+        self.requests.discard(request)
+
+    @property
+    def address(self) -> str:
+        settings = {"todaysim": self.client.base_url, "session": self.session_id}
+        if self.client.token:
+            settings["access_token"] = self.client.token
+        parts = urllib.parse.urlsplit(self.url)
+        query = "&".join(filter(None, [parts.query, urllib.parse.urlencode(settings)]))
+        return parts._replace(query=query).geturl()
+
+    def now_ms(self) -> int:
+        return self.client.read_session(self.session_id)["clock"]["nowMs"]
+
+    def open(self) -> "BridgedPage":
+        """Pauses the page clock at the session's time, adds the timer tracker, loads the page
+        and waits until it is settled."""
+        now = self.now_ms()
+        # Playwright's Python API takes a number as seconds (and truncates its milliseconds):
+        # pause at the whole second, then run the clock on to the session's exact millisecond.
+        self.page.clock.pause_at((EPOCH_MS + now - now % 1000) // 1000)
+        if now % 1000:
+            self.page.clock.run_for(now % 1000)
+        self.page.context.add_init_script(TIMERS_JS)
+        self.page.goto(self.address, wait_until="domcontentloaded")
+        self.settle()
+        return self
+
+    # -- settling ----------------------------------------------------------------------------
+    def _look(self) -> tuple[bool, dict, dict]:
+        view = self.client.read_session(self.session_id)
+        try:
+            probe = self.page.evaluate(PROBE_JS)
+        except Exception as error:  # a page navigating (the shim reloads it on a host reload)
+            return False, {"page": str(error)[:200]}, view
+        timers = probe.get("timers") or {}
+        due_now = timers.get("next") is not None and timers["next"] <= timers["now"]
+        closed = view["status"] == "closed"
+        state = {
+            "inFlight": probe["inFlight"], "delivered": probe["delivered"], "timeline": view["counts"]["timeline"],
+            "pageLoad": probe["loadId"], "sessionLoad": view["document"]["loadId"], "open": probe["open"],
+            "requests": len(self.requests), "timerDueNow": due_now, "ready": probe["ready"],
+            "pageNow": timers.get("now"), "pageNext": timers.get("next"), "version": view["version"],
+        }
+        settled = (probe["bridge"] and probe["inFlight"] == 0 and probe["delivered"] is not None
+                   and (probe["delivered"] >= view["counts"]["timeline"] or closed)
+                   and probe["loadId"] == view["document"]["loadId"] and (probe["open"] or closed)
+                   and not self.requests and not due_now)
+        return settled, state, view
+
+    def settle(self) -> dict:
+        """Waits (never a fixed pause: it looks again until two looks agree) for the page and the
+        session to be settled; `SettleTimeout` after `settle_timeout` s of wall time. Returns the
+        session's view and the page's timers as last seen (`view`, `pageNow`, `pageNext`)."""
+        end = time.monotonic() + self.settle_timeout
+        last = None
+        while True:
+            settled, state, view = self._look()
+            if settled and state == last:
+                self.view = view
+                return {"view": view, "pageNow": state["pageNow"], "pageNext": state["pageNext"]}
+            if settled:
+                last = state
+                # A zero-length run fires whatever the page has due now; then look again.
+                self.page.clock.run_for(0)
+                continue
+            last = None
+            if state.get("timerDueNow"):
+                self.page.clock.run_for(0)
+            if time.monotonic() > end:
+                raise SettleTimeout(f"session {self.session_id} and its page did not settle within "
+                                    f"{self.settle_timeout} s: {state}; page errors: {self.errors[-3:] or 'none'}")
+            time.sleep(0.002)
+
+    # -- one time for both -------------------------------------------------------------------
+    def _page_now(self) -> int:
+        return self.page.evaluate("Date.now()") - EPOCH_MS
+
+    def move(self, ms: int) -> list[dict]:
+        """Moves both clocks `ms` forward through every due time in between (the session's
+        watchdogs and the page's timers, earliest first); returns the session's answers to the
+        clock inputs it sent. At each due time the clock that has nothing due there moves first
+        (so a page timer's bridge calls are recorded at its own time on the session clock, and the
+        session's emits reach a page whose clock already reads their time); where both have
+        something due at one millisecond, the session's timers act first and the page's right
+        after. A side with something due is settled after it acts."""
+        if ms < 0:
+            raise ValueError("a clock moves forward only")
+        seen = self.settle()
+        now = seen["view"]["clock"]["nowMs"]
+        page_now = seen["pageNow"] - EPOCH_MS
+        target = now + ms
+        answers = []
+        while now < target:
+            session_next = min([w["dueAtMs"] for w in seen["view"]["watchdogs"] if now < w["dueAtMs"] <= target], default=None)
+            page_next = seen["pageNext"] - EPOCH_MS if seen["pageNext"] is not None else None
+            page_next = page_next if page_next is not None and now < page_next <= target else None
+            step_to = min([t for t in (session_next, page_next) if t is not None], default=target)
+            session_acts, page_acts = session_next == step_to, page_next == step_to
+            if page_acts and not session_acts:
+                answers.append(self.client.clock(self.session_id, toMs=step_to))
+                self.page.clock.run_for(step_to - page_now)
+            elif session_acts and not page_acts:
+                if step_to > page_now:
+                    self.page.clock.run_for(step_to - page_now)
+                answers.append(self.client.clock(self.session_id, toMs=step_to))
+            elif session_acts and page_acts:
+                if step_to - 1 > page_now:
+                    self.page.clock.run_for(step_to - 1 - page_now)
+                answers.append(self.client.clock(self.session_id, toMs=step_to))
+                self.settle()
+                self.page.clock.run_for(1)
+            else:  # nothing due up to the target: both clocks simply move there
+                if step_to > page_now:
+                    self.page.clock.run_for(step_to - page_now)
+                answers.append(self.client.clock(self.session_id, toMs=step_to))
+            now = page_now = step_to
+            if session_acts or page_acts or now >= target:
+                seen = self.settle()
+                now, page_now = seen["view"]["clock"]["nowMs"], seen["pageNow"] - EPOCH_MS
+        return answers
+
+    def step(self, element: dict) -> Any:
+        """Applies one host step in `/steps` element form (`{"gesture": {...}}`, `{"lifecycle":
+        {...}}`, `{"command": {...}}`, `{"webEvent": {...}}`, `{"clock": {...}}`) and settles: a
+        clock move goes through `move` (both clocks, every due time in between); anything else
+        is a one-step batch. One step per call, a settle after each: a `/steps` batch is one
+        transaction, in which the page could not react between its steps."""
+        if len(element) != 1:
+            raise ValueError(f"a step holds exactly one input: {element}")
+        (key, body), = element.items()
+        if key == "clock" and set(body) == {"advanceMs"}:
+            return self.move(int(body["advanceMs"]))
+        if key == "clock" and set(body) == {"toMs"}:
+            return self.move(max(0, int(body["toMs"]) - self.now_ms()))
+        answer = self.client.steps(self.session_id, [element])
+        self.settle()
+        return answer
+
+    def report(self) -> dict:
+        return self.client.report(self.session_id)

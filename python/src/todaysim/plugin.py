@@ -1,0 +1,184 @@
+"""The todaysim pytest plugin (entry point `pytest11: todaysim`).
+
+Fixtures:
+- `todaysim_server` (session): the server under test: `TODAYSIM_URL` when set (a running
+  server; `TODAYSIM_TOKEN` its token), else the binary from `TODAYSIM_BIN` or PATH started on a
+  free loopback port with `--db :memory:` (and any page origin allowed), stopped at the end.
+- `todaysim` (session): a `Client` for it (`--todaysim-field-validation`, default `Strict`:
+  a typo in a test's body fails at once instead of passing for the wrong reason).
+- `host_session`: a factory, `host_session(uid="u1", **fields)` → the created session's view;
+  every session it made is purged at teardown.
+- `bridged_page`: a factory, `bridged_page(url=None, **fields)` → a `BridgedPage`: a new
+  session and a Playwright page (pytest-playwright's `page` when that plugin is installed, else
+  a page of a new context of one Chromium per run) showing the page under test (`url`, else
+  `--todaysim-page` / `TODAY_PAGE_URL`) with `/bridge.js` attached to the session, its timers on
+  the session's clock (`BridgedPage.move`).
+
+On a failing test the failure output gains, for each session the test made, the session's
+report (its violations with their details) and the tail of its timeline.
+
+Chromium: `TODAYSIM_BROWSER`, else Playwright's own when installed, else `chromium` on PATH
+(Debian's; Playwright cannot download its browsers everywhere). With pytest-playwright, say
+`--browser-channel` or set `browser_type_launch_args` to `{"executable_path": "/usr/bin/chromium"}`.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+from typing import Any, Optional
+
+import pytest
+
+from .client import Client
+from .page import BridgedPage
+from .server import Server
+
+TIMELINE_TAIL = 20
+
+
+def pytest_addoption(parser):
+    group = parser.getgroup("todaysim")
+    group.addoption("--todaysim-page", default=None, help="the page under test for bridged_page (else TODAY_PAGE_URL)")
+    group.addoption("--todaysim-field-validation", default="Strict",
+                    help="fieldValidation the todaysim client sends with control-plane bodies (Strict, Warn, Ignore)")
+
+
+class RunningServer:
+    """A server the run did not start (`TODAYSIM_URL`)."""
+
+    def __init__(self, url: str, token: Optional[str]):
+        self.url, self.token = url.rstrip("/"), token
+
+    def client(self, **options) -> Client:
+        return Client(self.url, token=self.token, **options)
+
+
+@pytest.fixture(scope="session")
+def todaysim_server():
+    url = os.environ.get("TODAYSIM_URL")
+    if url:
+        yield RunningServer(url, os.environ.get("TODAYSIM_TOKEN") or None)
+        return
+    server = Server().start()
+    try:
+        yield server
+    finally:
+        code = server.stop()
+        if code not in (0, None):
+            print(f"todaysim exited {code}: " + "\n".join(list(server.log_lines)[-10:]))
+
+
+@pytest.fixture(scope="session")
+def todaysim(todaysim_server, pytestconfig) -> Client:
+    client = todaysim_server.client(field_validation=pytestconfig.getoption("todaysim_field_validation"))
+    yield client
+    client.close()
+
+
+def _sessions_of(request) -> list:
+    made = getattr(request.node, "_todaysim_sessions", None)
+    if made is None:
+        made = request.node._todaysim_sessions = []
+    return made
+
+
+@pytest.fixture
+def host_session(request, todaysim):
+    """`host_session(uid="u1", **fields)` creates a session (the view is returned); all are purged at teardown."""
+    made = _sessions_of(request)
+    request.node._todaysim_client = todaysim
+
+    def create(uid: Optional[str] = None, **fields: Any):
+        view = todaysim.create_session(uid or "pytest-" + request.node.name[:60], **fields)
+        made.append(view["id"])
+        return view
+
+    yield create
+    for session_id in made:
+        try:
+            todaysim.delete_session(session_id)
+        except Exception:  # already purged by the test: nothing left to clean
+            pass
+
+
+def browser_executable() -> Optional[str]:
+    """TODAYSIM_BROWSER, else None when Playwright's own Chromium is installed, else `chromium` on PATH."""
+    if os.environ.get("TODAYSIM_BROWSER"):
+        return os.environ["TODAYSIM_BROWSER"]
+    try:
+        from playwright.sync_api import sync_playwright
+        with sync_playwright() as playwright:
+            if os.path.exists(playwright.chromium.executable_path):
+                return None
+    except Exception:
+        pass
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.fixture(scope="session")
+def todaysim_browser(request):
+    """One Chromium for the run (used when pytest-playwright is not installed)."""
+    if request.config.pluginmanager.hasplugin("playwright"):
+        yield None
+        return
+    from playwright.sync_api import sync_playwright
+    executable = browser_executable()
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=executable)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def bridged_page(request, todaysim, host_session, todaysim_browser):
+    """`bridged_page(url=None, **session_fields)` → an opened `BridgedPage`."""
+    contexts = []
+
+    def open_page(url: Optional[str] = None, **fields: Any) -> BridgedPage:
+        target = url or request.config.getoption("todaysim_page") or os.environ.get("TODAY_PAGE_URL")
+        if not target:
+            raise pytest.UsageError("bridged_page needs the page under test: bridged_page(url), --todaysim-page URL or TODAY_PAGE_URL")
+        view = host_session(**fields)
+        if todaysim_browser is None and not contexts:
+            page = request.getfixturevalue("page")  # pytest-playwright's: its context per test
+        else:
+            context = todaysim_browser.new_context() if todaysim_browser else request.getfixturevalue("browser").new_context()
+            contexts.append(context)
+            page = context.new_page()
+        return BridgedPage(todaysim, view["id"], page, target).open()
+
+    yield open_page
+    for context in contexts:
+        context.close()
+
+
+def session_summary(client: Client, session_id: str) -> str:
+    """The session's report (each violation with its detail) and its timeline's last entries."""
+    lines = []
+    try:
+        report = client.report(session_id)
+        lines.append(f"conforms: {report['conforms']}")
+        for violation in report["violations"]:
+            lines.append(f"  {violation['type']} at {violation['atMs']} ms: {violation['data'].get('detail', '')}")
+        total = client.read_session(session_id)["counts"]["timeline"]
+        entries = client.entries(session_id, after=max(0, total - TIMELINE_TAIL))
+        lines.append(f"timeline (last {len(entries)} of {total}):")
+        for entry in entries:
+            rule = f" [{entry['rule']}]" if entry.get("rule") else ""
+            request_id = f" {entry['requestId']}" if entry.get("requestId") else ""
+            lines.append(f"  #{entry['seq']} {entry['atMs']} ms {entry['kind']} {entry['type']}{request_id}{rule}")
+    except Exception as error:  # the failure output must not hide the test's own failure
+        lines.append(f"(could not read the session: {error})")
+    return "\n".join(lines)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    report = yield
+    if report.when == "call" and report.failed:
+        client = getattr(item, "_todaysim_client", None)
+        for session_id in getattr(item, "_todaysim_sessions", []):
+            if client is not None:
+                report.sections.append((f"todaysim session {session_id}", session_summary(client, session_id)))
+    return report
+

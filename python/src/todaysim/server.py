@@ -1,0 +1,116 @@
+"""Runs a todaysim server for a test run: the binary from `TODAYSIM_BIN`, else `todaysim` on PATH,
+on a free loopback port (`--port 0`: the server names the port it got), with its sessions in
+memory (`--db :memory:`) unless told otherwise, any page origin allowed (`--allow-origin *`: it
+listens on 127.0.0.1 only), stopped with SIGTERM when done."""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import collections
+import subprocess
+import tempfile
+import threading
+import time
+from typing import Optional, Sequence
+
+from .client import Client, TodaysimError
+
+LISTENING = re.compile(r"listening on (http://[0-9.]+:\d+)")
+
+
+def find_binary() -> str:
+    """`TODAYSIM_BIN`, else `todaysim` on PATH; a clear error when neither is there."""
+    explicit = os.environ.get("TODAYSIM_BIN")
+    if explicit:
+        if not (os.path.isfile(explicit) and os.access(explicit, os.X_OK)):
+            raise RuntimeError(f"TODAYSIM_BIN={explicit} is not an executable file")
+        return explicit
+    found = shutil.which("todaysim")
+    if not found:
+        raise RuntimeError("no todaysim binary: set TODAYSIM_BIN to it (swift build --show-bin-path in the todaysim "
+                           "clone, then /todaysim), put it on PATH (Scripts/run --install-link ~/.local/bin), or "
+                           "set TODAYSIM_URL to a running server")
+    return found
+
+
+class Server:
+    """A todaysim process: `with Server() as server: Client(server.url)`.
+
+    `args` are extra `serve` flags (e.g. `["--field-validation", "strict"]`); `db` defaults to
+    `:memory:`; `start_timeout` is how long to wait for it to listen (generous: a loaded CI
+    machine starts it slowly; a server that exits or never listens is an error with its log)."""
+
+    def __init__(self, binary: Optional[str] = None, args: Sequence[str] = (), db: str = ":memory:",
+                 allow_origin: Optional[str] = "*", token: Optional[str] = None, start_timeout: float = 60.0):
+        self.binary = binary or find_binary()
+        self.args, self.db, self.allow_origin, self.token = list(args), db, allow_origin, token
+        self.start_timeout = start_timeout
+        self.url: Optional[str] = None
+        self.process: Optional[subprocess.Popen] = None
+        self.log_lines: collections.deque = collections.deque(maxlen=500)  # its stderr's last lines
+
+    def start(self) -> "Server":
+        command = [self.binary, "serve", "--host", "127.0.0.1", "--port", "0", "--db", self.db]
+        if self.allow_origin:
+            command += ["--allow-origin", self.allow_origin]
+        if self.token:
+            command += ["--token", self.token]
+        command += self.args
+        self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                        text=True, errors="replace")
+        found = threading.Event()
+
+        def read_log():
+            for line in self.process.stderr:
+                self.log_lines.append(line.rstrip("\n"))
+                match = LISTENING.search(line)
+                if match and not found.is_set():
+                    self.url = match.group(1)
+                    found.set()
+            found.set()
+
+        threading.Thread(target=read_log, name="todaysim-log", daemon=True).start()
+        found.wait(self.start_timeout)
+        if self.url is None:
+            self.stop()
+            raise RuntimeError(f"todaysim did not start ({' '.join(command)}): " + "\n".join(list(self.log_lines)[-20:]))
+        with Client(self.url, token=self.token) as client:
+            end = time.monotonic() + self.start_timeout
+            while True:
+                try:
+                    client.health()
+                    break
+                except TodaysimError:
+                    if time.monotonic() > end or self.process.poll() is not None:
+                        self.stop()
+                        raise RuntimeError("todaysim never answered /healthz: " + "\n".join(list(self.log_lines)[-20:])) from None
+                    time.sleep(0.05)
+        return self
+
+    def stop(self, timeout: float = 60.0) -> Optional[int]:
+        """SIGTERM, then its exit code (SIGKILL if it has not stopped within `timeout` s)."""
+        if self.process is None:
+            return None
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        return self.process.returncode
+
+    def client(self, **options) -> Client:
+        return Client(self.url, token=self.token, **options)
+
+    def __enter__(self) -> "Server":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+def temporary_database() -> str:
+    """A path for a SQLite file in a new temporary folder (for a server that must keep sessions)."""
+    return os.path.join(tempfile.mkdtemp(prefix="todaysim-"), "sessions.sqlite")

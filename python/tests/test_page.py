@@ -1,0 +1,53 @@
+"""One virtual time for the session and the page: the page's own timers act at their due time
+on the session's clock, between the session's watchdogs; a page that never settles is the
+explorer's error (SettleTimeout), not a breach; the page clock survives the reloads the shim
+makes."""
+import pytest
+
+from todaysim.page import SettleTimeout
+
+
+def bridge_entries(todaysim, session_id, request_id):
+    return [e for e in todaysim.entries(session_id, kind="bridge")
+            if e["type"] == "todayPage.refreshResult" and e.get("requestId") == request_id]
+
+
+def test_a_page_timer_at_4999_ms_acts_before_the_5_s_deadline(pages, todaysim, bridged_page):
+    page = bridged_page(pages + "/pages/timer.html?delay=4999")
+    page.step({"gesture": {"type": "pull", "requestId": "p1"}})
+    page.step({"clock": {"advanceMs": 12000}})
+    assert [e["atMs"] for e in bridge_entries(todaysim, page.session_id, "p1")] == [4999]
+    report = page.report()
+    assert (report["conforms"], [r["outcome"] for r in report["requests"]]) == (True, ["succeeded"])
+    assert page._page_now() == todaysim.read_session(page.session_id)["clock"]["nowMs"] == 12000
+
+
+@pytest.mark.parametrize("delay", [5000, 5001])
+def test_a_page_timer_at_or_after_the_deadline_is_late(pages, todaysim, bridged_page, delay):
+    page = bridged_page(pages + f"/pages/timer.html?delay={delay}")
+    page.step({"gesture": {"type": "pull", "requestId": "p1"}})
+    page.step({"clock": {"advanceMs": 12000}})
+    # The deadline fires at 5,000 ms first (the session's timers act before the page's at one
+    # millisecond): the request times out (M7) and the document reloads (H9), taking the page's
+    # pending answer with it.
+    report = page.report()
+    assert [(v["type"], v.get("requestId")) for v in report["violations"]][:1] == [("M7", "p1")]
+    assert bridge_entries(todaysim, page.session_id, "p1") == []
+    assert todaysim.read_session(page.session_id)["document"]["cause"] == "recovery"
+
+
+def test_the_page_clock_survives_a_host_reload(pages, todaysim, bridged_page):
+    page = bridged_page(pages + "/pages/timer.html?delay=300")
+    page.step({"clock": {"advanceMs": 1234}})
+    page.step({"lifecycle": {"type": "webContentTerminated", "requestId": "t1"}})  # the page reloads
+    assert todaysim.read_session(page.session_id)["document"]["loadId"] == 2
+    page.step({"clock": {"advanceMs": 300}})
+    assert [e["atMs"] for e in bridge_entries(todaysim, page.session_id, "t1")] == [1534]
+    assert page._page_now() == 1534
+    assert page.report()["conforms"] is True
+
+
+def test_a_page_that_never_settles_is_an_error_not_a_breach(pages, bridged_page):
+    with pytest.raises(SettleTimeout) as missed:
+        bridged_page(pages + "/pages/timer.html?hang=1")
+    assert "did not settle within 2.0 s" in str(missed.value) and "'requests': 1" in str(missed.value)

@@ -1,0 +1,130 @@
+"""Generates src/todaysim/models.py from the OpenAPI document (OpenAPI/todaysim.yaml): one typed
+name per schema of `components.schemas`, so the client's types never drift from the contract.
+
+    python tools/generate_models.py [OPENAPI.yaml] [--check]
+
+Objects become `TypedDict`s (required properties plain, the others `NotRequired`; an inline
+object property gets a TypedDict of its own, named after its owner and the property), string
+enums and consts `Literal`s, `oneOf`/`anyOf` `Union`s, arrays `list[...]`, maps `dict[str, ...]`,
+`[T, 'null']` `Optional`. Request schemas stay open as the document says (a TypedDict does not
+forbid other keys at run time). `--check` exits 1 when the file on disk differs from what the
+document makes (Scripts/test runs it: the models are generated, and checked in CI).
+Needs PyYAML (installed with the package's test extra).
+"""
+import keyword
+import os
+import sys
+
+import yaml
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DEFAULT_DOCUMENT = os.path.join(HERE, "..", "..", "OpenAPI", "todaysim.yaml")
+OUTPUT = os.path.join(HERE, "..", "src", "todaysim", "models.py")
+PRIMITIVES = {"string": "str", "integer": "int", "number": "float", "boolean": "bool", "null": "None"}
+
+
+class Generator:
+    def __init__(self, document):
+        self.schemas = document["components"]["schemas"]
+        self.lines, self.done = [], set()
+
+    def ref(self, schema):
+        return schema["$ref"].rsplit("/", 1)[-1]
+
+    def type_of(self, schema, owner):
+        """A type expression (names quoted as forward references) for `schema`."""
+        if not isinstance(schema, dict) or not schema:
+            return "Any"
+        if "$ref" in schema:
+            return repr(self.ref(schema))
+        if "const" in schema:
+            return f"Literal[{schema['const']!r}]"
+        if "enum" in schema:
+            values = [value for value in schema["enum"] if value is not None]
+            literal = f"Literal[{', '.join(repr(value) for value in values)}]"
+            return f"Optional[{literal}]" if None in schema["enum"] else literal
+        for combinator in ("oneOf", "anyOf"):
+            if combinator in schema:
+                members = [self.type_of(member, f"{owner}{self.title(member, index)}")
+                           for index, member in enumerate(schema[combinator])]
+                return members[0] if len(members) == 1 else f"Union[{', '.join(dict.fromkeys(members))}]"
+        if "allOf" in schema and "properties" not in schema and "type" not in schema:
+            refs = [member for member in schema["allOf"] if "$ref" in member]
+            return self.type_of(refs[0], owner) if len(refs) == 1 else "Any"
+        kind = schema.get("type")
+        if isinstance(kind, list):
+            members = [self.type_of({**schema, "type": one}, owner) for one in kind if one != "null"]
+            inner = members[0] if len(members) == 1 else f"Union[{', '.join(members)}]"
+            return f"Optional[{inner}]" if "null" in kind else inner
+        if kind == "array":
+            return f"list[{self.type_of(schema.get('items', {}), owner + 'Item')}]"
+        if kind == "object" or "properties" in schema:
+            if schema.get("properties"):
+                self.typed_dict(owner, schema)
+                return repr(owner)
+            extra = schema.get("additionalProperties")
+            return f"dict[str, {self.type_of(extra, owner + 'Value')}]" if isinstance(extra, dict) else "dict[str, Any]"
+        return PRIMITIVES.get(kind, "Any")
+
+    @staticmethod
+    def title(schema, index):
+        name = schema.get("title") if isinstance(schema, dict) else None
+        return "".join(part[:1].upper() + part[1:] for part in str(name).replace("-", " ").replace(".", " ").split()) if name else f"Option{index + 1}"
+
+    def typed_dict(self, name, schema):
+        if name in self.done:
+            return
+        self.done.add(name)
+        required = set(schema.get("required", []))
+        fields = []
+        for prop, sub in schema["properties"].items():
+            nested = name + "".join(part[:1].upper() + part[1:] for part in prop.replace("-", "_").split("_"))
+            kind = self.type_of(sub, nested)
+            fields.append(f"    {prop!r}: {kind if prop in required else f'NotRequired[{kind}]'},")
+        doc = " ".join(str(schema.get("description", "")).split())
+        self.lines.append(f"{name} = TypedDict({name!r}, {{")
+        self.lines += fields
+        self.lines.append("})")
+        if doc:
+            self.lines.append(f"{name}.__doc__ = {doc[:300]!r}")
+        self.lines.append("")
+
+    def run(self):
+        names = []
+        for name, schema in self.schemas.items():
+            if not name.isidentifier() or keyword.iskeyword(name):
+                raise SystemExit(f"schema name {name!r} is no Python identifier")
+            if isinstance(schema, dict) and (schema.get("properties") and schema.get("type", "object") == "object"):
+                self.typed_dict(name, schema)
+            else:
+                self.lines.append(f"{name} = {self.type_of(schema, name)}")
+                self.lines.append("")
+            names.append(name)
+        header = ['"""The OpenAPI document\'s schemas as Python types (generated by tools/generate_models.py',
+                  'from OpenAPI/todaysim.yaml: edit that document, then run the tool; do not edit this file)."""',
+                  "from typing import Any, Literal, NotRequired, Optional, TypedDict, Union", "",
+                  f"SCHEMAS = {tuple(names)!r}", ""]
+        return "\n".join(header + self.lines).rstrip() + "\n"
+
+
+def main(argv):
+    check = "--check" in argv
+    paths = [arg for arg in argv if not arg.startswith("--")]
+    with open(paths[0] if paths else DEFAULT_DOCUMENT, encoding="utf-8") as file:
+        text = Generator(yaml.safe_load(file)).run()
+    if check:
+        current = open(OUTPUT, encoding="utf-8").read() if os.path.exists(OUTPUT) else ""
+        if current != text:
+            print("python/src/todaysim/models.py is not what OpenAPI/todaysim.yaml makes: run python/tools/generate_models.py",
+                  file=sys.stderr)
+            return 1
+        print(f"models.py matches the OpenAPI document ({text.count(' = TypedDict(')} TypedDicts)")
+        return 0
+    with open(OUTPUT, "w", encoding="utf-8") as file:
+        file.write(text)
+    print(f"wrote {os.path.relpath(OUTPUT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
