@@ -37,3 +37,19 @@ def test_the_explore_example_finds_its_bug(today_page, tmp_path):
     ran = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=900)
     assert ran.returncode == 0, ran.stderr[-2000:]
     assert "the contract broken (M3)" in ran.stdout and '{"gesture": {"type": "pull"}}' in ran.stdout, ran.stdout
+
+
+def test_todaysim_explore_exits_1_with_the_scenario_and_0_when_clean(today_page, tmp_path):
+    """The command as a CI job runs it (a server of its own from TODAYSIM_BIN): a planted bug is
+    exit 1 with the scenario, JUnit and export written; the fixture page as written is exit 0."""
+    command = [sys.executable, "-m", "todaysim.cli"]
+    junit, export = tmp_path / "explore.xml", tmp_path / "breach.json"
+    broken = subprocess.run(command + [today_page + "?bug=double", "--examples", "10", "--seed", "1",
+                                       "--junit", str(junit), "--export", str(export)],
+                            capture_output=True, text=True, timeout=900)
+    assert broken.returncode == 1, broken.stderr[-2000:]
+    assert "the contract broken (M1)" in broken.stdout and '{"clock": {"advanceMs": 50}}' in broken.stdout
+    assert 'failures="1"' in junit.read_text() and '"steps"' in export.read_text()
+    clean = subprocess.run(command + [today_page, "--examples", "3", "--seed", "1"], capture_output=True, text=True, timeout=900)
+    assert clean.returncode == 0, clean.stdout[-2000:] + clean.stderr[-2000:]
+    assert "no breach of the contract found" in clean.stdout

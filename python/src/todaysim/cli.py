@@ -67,7 +67,7 @@ def main(argv: Optional[list] = None) -> int:
         from .plugin import browser_executable
         started = time.monotonic()
         with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=browser_executable())
+            browser = playwright.chromium.launch(executable_path=browser_executable(playwright))
             try:
                 found = explore(options.url, client, browser, examples=options.examples, seed=options.seed, steps=options.steps,
                                 shrink_seconds=options.shrink_seconds)

@@ -101,17 +101,13 @@ def host_session(request, todaysim):
             pass
 
 
-def browser_executable() -> Optional[str]:
-    """TODAYSIM_BROWSER, else None when Playwright's own Chromium is installed, else `chromium` on PATH."""
+def browser_executable(playwright) -> Optional[str]:
+    """TODAYSIM_BROWSER, else None when the running `playwright`'s own Chromium is installed,
+    else `chromium` on PATH."""
     if os.environ.get("TODAYSIM_BROWSER"):
         return os.environ["TODAYSIM_BROWSER"]
-    try:
-        from playwright.sync_api import sync_playwright
-        with sync_playwright() as playwright:
-            if os.path.exists(playwright.chromium.executable_path):
-                return None
-    except Exception:
-        pass
+    if os.path.exists(playwright.chromium.executable_path):
+        return None
     return shutil.which("chromium") or shutil.which("chromium-browser")
 
 
@@ -122,9 +118,8 @@ def todaysim_browser(request):
         yield None
         return
     from playwright.sync_api import sync_playwright
-    executable = browser_executable()
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=executable)
+        browser = playwright.chromium.launch(executable_path=browser_executable(playwright))
         yield browser
         browser.close()
 
