@@ -4,10 +4,13 @@ import json
 import os
 import re
 import signal
-import socket
 import statistics
 import subprocess
+import sys
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lib"))
+from testkit import free_port, start_server  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SECONDS = int(os.environ.get("BENCH_SECONDS", "3"))
@@ -18,12 +21,6 @@ SESSION_ENV = {"BENCH_SESSIONS": str(SESSIONS)}
 BIN_DIR = None  # set by bench.py: where the release todaysim and todaysim-bench are
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 class Server:
     """`todaysim serve` on a SQLite file in `workdir` (with `synchronous`), or on `db` (a
     PostgreSQL URI); `env` adds to its environment (PGOPTIONS, for instance)."""
@@ -32,19 +29,8 @@ class Server:
         self.port = free_port()
         arguments = ["--db", db] if db else [
             "--db", os.path.join(workdir, f"bench-{synchronous}-{self.port}.sqlite"), "--synchronous", synchronous]
-        self.process = subprocess.Popen(
-            [os.path.join(BIN_DIR, "todaysim"), "serve", "--host", "127.0.0.1", "--port", str(self.port), *arguments],
-            stderr=subprocess.DEVNULL, env={**os.environ, **(env or {})})
-        deadline = time.time() + 10
-        while time.time() < deadline:
-            try:
-                self.get("/healthz")
-                return
-            except OSError:
-                if self.process.poll() is not None:
-                    break
-                time.sleep(0.05)
-        raise SystemExit("bench: the server did not start")
+        self.process = start_server(os.path.join(BIN_DIR, "todaysim"), self.port, "--host", "127.0.0.1", *arguments,
+                                    env=env)
 
     @property
     def base(self):

@@ -17,29 +17,17 @@ up by window.todaysimBridge with another event name): the report must list exact
 request it answered twice and M3 for the pull it showed header feedback for.
 Prints "PASS|FAIL\tname\tdetail" lines and "N passed, M failed" last; exits 1 on any failure.
 """
-import http.client, json, os, socket, subprocess, sys, tempfile, time, urllib.request
+import http.client, json, os, subprocess, sys, tempfile, time, urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "Scripts", "lib"))
 from chromium import Chromium  # noqa: E402
+from testkit import Checks, free_port  # noqa: E402
 
 BIN = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, ".build/debug/todaysim"))
-results = {"passed": 0, "failed": 0}
-
-
-def report(ok, name, detail=""):
-    results["passed" if ok else "failed"] += 1
-    print(("PASS" if ok else "FAIL") + "\t" + name + "\t" + " ".join(str(detail).split())[:400], flush=True)
-
-
-def check(name, got, expected):
-    report(got == expected, name, f"got {got!r}, expected {expected!r}")
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+checks = Checks()
+report = checks.check
+check = checks.equal
 
 
 def api(method, path, body=None, expect=200):
@@ -268,5 +256,4 @@ finally:
             process.wait(10)
         except subprocess.TimeoutExpired:
             process.kill()
-print(f"{results['passed']} passed, {results['failed']} failed")
-sys.exit(1 if results["failed"] else 0)
+sys.exit(checks.summary())

@@ -16,6 +16,9 @@ import subprocess
 import threading
 import time
 import urllib.parse
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lib"))
 
 SCRIPTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WAIT_SECONDS = 30  # for what should be immediate (a stream opened, an event delivered): unreachable when healthy
@@ -179,11 +182,7 @@ def eventually(condition, seconds, step=0.05):
     return condition()
 
 
-def percentile(values, fraction):
-    ordered = sorted(values)
-    if not ordered:
-        return float("nan")
-    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+from testkit import percentile  # noqa: E402  (Scripts/lib, on the path above)
 
 
 def spread(values):

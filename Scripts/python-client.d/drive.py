@@ -12,13 +12,16 @@ the generated models and checked; any mismatch fails with what was seen.
 """
 import collections
 import enum
-import socket
+import os
 import subprocess
 import sys
 import time
 import xml.etree.ElementTree as ElementTree
 
 import httpx
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lib"))
+from testkit import free_port  # noqa: E402
 import todaysim_client.models
 from todaysim_client import Client
 from todaysim_client.api.inputs import clock, gesture, web_event
@@ -59,12 +62,6 @@ def enums_are_one_class_each():
           sorted(sorted(names) for names in classes.values() if len(names) > 1), [])
     if len(classes) < 20:
         sys.exit(f"FAIL found only {len(classes)} enum classes: the scan is broken")
-
-
-def free_port():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def wait_until_healthy(client, server, deadline_s=30):

@@ -61,6 +61,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 import abuse_http  # issue 12's phases at the HTTP layer (smuggling, connection limit, streams)
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lib"))
+from testkit import free_port  # noqa: E402
+
 BINARY = sys.argv[1]
 SLOW = int(sys.argv[2]) if len(sys.argv) > 2 else 500
 CREATIONS = int(sys.argv[3]) if len(sys.argv) > 3 else 3000
@@ -95,14 +98,6 @@ HOST = "127.0.0.1"
 WORK = tempfile.mkdtemp(prefix="todaysim-abuse-")
 DB = os.path.join(WORK, "db.sqlite")
 STARTED = time.monotonic()
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind((HOST, 0))
-        return s.getsockname()[1]
-
-
 PORT = free_port()
 state = {"process": None, "phase": "setup", "checks": 0}
 failures, findings = [], []

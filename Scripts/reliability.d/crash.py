@@ -26,6 +26,9 @@ import tempfile
 import threading
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lib"))
+from testkit import free_port, start_server  # noqa: E402
+
 ARGS = sys.argv[1:]
 POSTGRES = "--postgres" in ARGS
 DB_RESTARTS = 0
@@ -57,29 +60,12 @@ def postgres(command):
 DB = postgres("start") if POSTGRES else os.path.join(WORK, "crash.sqlite")
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 PORT = free_port()
 state = {"process": None, "stop": False}
 
 
 def start():
-    state["process"] = subprocess.Popen([BINARY, "serve", "--port", str(PORT), "--db", DB, "--quiet"],
-                                        stderr=subprocess.DEVNULL)
-    deadline = time.time() + 30  # a loaded machine restarts it slowly
-    while time.time() < deadline:
-        try:
-            connection = http.client.HTTPConnection("127.0.0.1", PORT, timeout=5)
-            connection.request("GET", "/healthz")
-            if connection.getresponse().status == 200:
-                return
-        except OSError:
-            time.sleep(0.02)
-    raise SystemExit("crash: the server did not come back")
+    state["process"] = start_server(BINARY, PORT, "--db", DB, "--quiet")
 
 
 # The checks after the kills wait this long for an answer (the load phase retries after 3 s).

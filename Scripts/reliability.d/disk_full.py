@@ -18,7 +18,6 @@ import http.client
 import json
 import os
 import signal
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -26,23 +25,16 @@ import tempfile
 import threading
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lib"))
+from testkit import Checks, free_port  # noqa: E402
+
 BINARY = sys.argv[1]
 WORK = tempfile.mkdtemp(prefix="todaysim-disk-full-")
 DB = os.path.join(WORK, "full.sqlite")
 HARD = 64 << 20
 TICKS = os.sysconf("SC_CLK_TCK")
-results = {"passed": 0, "failed": 0}
-
-
-def check(ok, name, detail=""):
-    results["passed" if ok else "failed"] += 1
-    print(f"{'PASS' if ok else 'FAIL'}\t{name}\t{detail}")
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+checks = Checks()
+check = checks.check
 
 
 class Server:
@@ -197,8 +189,7 @@ def finish(server, acknowledged=(), refused=()):
     server.stop()
     integrity = sqlite3.connect(DB).execute("PRAGMA integrity_check").fetchone()[0]
     check(integrity == "ok", "integrity_check", integrity)
-    print(f"{results['passed']} passed, {results['failed']} failed")
-    return 1 if results["failed"] else 0
+    return checks.summary()
 
 
 if __name__ == "__main__":

@@ -28,12 +28,14 @@ import http.client
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lib"))
+from testkit import Checks, free_port, percentile  # noqa: E402
 
 BINARY = sys.argv[1]
 ENTRIES = int(sys.argv[2]) if len(sys.argv) > 2 else 200_000
@@ -42,29 +44,20 @@ FAST = ENTRIES < 100_000  # the fast version (Scripts/test): the latency goal is
 ORDINARY_WAIT_BOUND_S = 30  # no ordinary request may wait longer: unreachable for a healthy run
 PHASE_JOIN_S = 180          # a heavy operation still unanswered this long after its phase ended fails
 WORK = tempfile.mkdtemp(prefix="todaysim-heavy-")
-results = {"passed": 0, "failed": 0, "goals": []}
-
-
-def check(ok, name, detail=""):
-    results["passed" if ok else "failed"] += 1
-    print(f"{'PASS' if ok else 'FAIL'}\t{name}\t{detail}", flush=True)
+checks = Checks()
+check = checks.check
+goals_met = []
 
 
 def goal(met, name, detail):
     """A latency goal: in the fast version a reported figure (GOAL met / GOAL MISSED, never a
     failure); in the long version a check."""
     if FAST:
-        results["goals"].append(met)
+        goals_met.append(met)
         print(f"GOAL {'met' if met else 'MISSED'}\t{name}\t{detail} (reported, not a failure in the fast version)",
               flush=True)
     else:
         check(met, name, detail)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 PORT = free_port()
@@ -169,11 +162,6 @@ def guarded(load):
     return run
 
 
-def percentile(values, fraction):
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))] if ordered else float("nan")
-
-
 def phase(name, heavy_loads):
     """One measuring window: the outcome checks of the phase, then (p99, heavy operations)."""
     stop = threading.Event()
@@ -241,10 +229,9 @@ def main():
     finally:
         server.send_signal(signal.SIGTERM)
         server.wait(timeout=120)
-    missed = results["goals"].count(False)
-    goals = f"; latency goals met {len(results['goals']) - missed} of {len(results['goals'])} (reported)" if FAST else ""
-    print(f"{results['passed']} passed, {results['failed']} failed{goals}")
-    return 1 if results["failed"] else 0
+    missed = goals_met.count(False)
+    goals = f"; latency goals met {len(goals_met) - missed} of {len(goals_met)} (reported)" if FAST else ""
+    return checks.summary(goals)
 
 
 if __name__ == "__main__":

@@ -30,6 +30,9 @@ import tempfile
 import threading
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lib"))
+from testkit import free_port, start_server  # noqa: E402
+
 BINARY = sys.argv[1]
 ROUNDS = int(sys.argv[2]) if len(sys.argv) > 2 else 100
 SEED = int(sys.argv[3]) if len(sys.argv) > 3 else int(time.time())
@@ -45,12 +48,6 @@ QUIET = "sigterm-quiet"    # a session nobody writes to: the long poll waits on 
 quiet_after = {"seq": 0}   # its last entry: the long poll waits for the next one
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind((HOST, 0))
-        return s.getsockname()[1]
-
-
 PORT = free_port()
 failures = []
 tally = {"answered": 0, "refused": 0, "in doubt": 0, "unanswered": 0, "stop_seconds": [], "polls": 0, "streams": 0}
@@ -63,19 +60,7 @@ def fail(message):
 
 
 def start(log):
-    process = subprocess.Popen([BINARY, "serve", "--port", str(PORT), "--db", DB, "--quiet"],
-                               stdout=log, stderr=log)
-    deadline = time.monotonic() + 30  # a loaded machine starts it slowly
-    while time.monotonic() < deadline and process.poll() is None:
-        try:
-            connection = http.client.HTTPConnection(HOST, PORT, timeout=2)
-            connection.request("GET", "/healthz")
-            if connection.getresponse().status == 200:
-                return process
-        except (OSError, http.client.HTTPException):
-            time.sleep(0.02)
-    process.kill()
-    raise SystemExit(f"sigterm: the server did not start (see {WORK})")
+    return start_server(BINARY, PORT, "--db", DB, "--quiet", log=log)
 
 
 def call(method, path, body=None):

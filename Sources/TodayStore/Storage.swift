@@ -134,7 +134,7 @@ protocol StorageTransaction {
     func releaseSavepoint() throws(StoreError)
     func rollbackToSavepoint() throws(StoreError)
 
-    // MARK: Removal and forks (SessionStore+Removal)
+    // MARK: Removal and forks (Store/Removal.swift)
 
     /// Sessions to remove: every visible one with `label` (all with `nil`).
     func sessionsToPurge(label: String?) throws(StoreError) -> [(ord: Int64, id: String)]

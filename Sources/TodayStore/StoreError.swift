@@ -88,3 +88,17 @@ extension StoreError {
         self = error.isConnectionLost ? .storageUnavailable("PostgreSQL: \(error.message)") : .postgres(error)
     }
 }
+
+extension StepError {
+    /// The engine's refusals, in the contract's codes.
+    init(_ error: InputError) {
+        switch error {
+        case let .invalidField(field, detail):
+            self.init(code: "invalid_field", status: 400, detail: "\(field): \(detail)", field: field)
+        case .sessionClosed:
+            self.init(code: "session_closed", status: 409, detail: "the session is closed")
+        case .clockNotVirtual:
+            self.init(code: "clock_not_virtual", status: 409, detail: "this session runs on the wall clock")
+        }
+    }
+}

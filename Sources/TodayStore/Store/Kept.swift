@@ -3,7 +3,7 @@ import TodayHost
 
 extension SessionStore {
     /// A host trace's replay kept as an ordinary session (`POST /v1/host-traces?keep=ID`). Made
-    /// hidden as a fork is (`SessionStore+Removal`), its timeline written a chunk per
+    /// hidden as a fork is (`Removal.swift`), its timeline written a chunk per
     /// transaction as the verifier makes it (so a long trace is never held whole), then shown
     /// under its id with its final state and request ledger in one last transaction. A replay
     /// given up (a bad trace, a client gone mid-upload, a store error) is hidden again and

@@ -1,0 +1,157 @@
+import Foundation
+import TodayHost
+
+/// The one way in for writes: an input, a batch or a creation goes to the group commit, which
+/// applies each in arrival order inside one transaction and answers once it has committed.
+extension SessionStore {
+    /// What one write committed: the engine's answer, the session after it, and each new
+    /// timeline entry's JSON exactly as stored.
+    public struct Write: Sendable {
+        public var applied: Applied
+        public var stored: StoredSession
+        public var entries: [[UInt8]]
+    }
+
+    /// About the most a batch's answer may hold (each step's entries and session view): past it
+    /// the batch is refused whole before it commits. A batch of inputs that each add to the view
+    /// (pending requests) once answered 48 MiB for 38,000 steps.
+    public static let maximumBatchAnswerBytes = 8 << 20
+
+
+    /// Creates a session (H1): `id` is the caller's or a new UUID.
+    /// `ttlMs`: close the session (kept readable) after this long with no input.
+    public func create(id: String?, config: SessionConfig, ttlMs: Millis? = nil) throws(StoreError) -> Write {
+        let sessionId = id ?? UUID().uuidString.lowercased()
+        let created: (HostSession, Applied)
+        do throws(InputError) {
+            created = try HostSession.create(id: sessionId, config: config)
+        } catch {
+            throw .input(error)
+        }
+        let write = try writing { transaction throws(StoreError) in
+            guard try transaction.session(id: sessionId) == nil else { throw StoreError.sessionExists(sessionId) }
+            let (session, applied) = created
+            let now = unixNow()
+            let origin = session.config.clock == .wall ? try wallUnixNow(transaction) : now
+            let ord = try transaction.insertSession(NewSessionRow(id: sessionId, session: session, wallOriginMs: origin,
+                                                                  ttlMs: ttlMs, nowMs: now))
+            let stored = StoredSession(session: session, wallOriginMs: origin, ord: ord)
+            let entries = try append(applied.entries, ord: stored.ord, transaction)
+            return (Write(applied: applied, stored: stored, entries: entries), stored)
+        }
+        count(write.applied.entries)
+        return write
+    }
+
+    /// Applies one input to session `id` and commits it with everything it wrote, before
+    /// returning. A `wall` session first catches up with the real clock, in the same
+    /// transaction. Concurrent inputs share transactions (`GroupCommit`).
+    public func apply(_ input: Input, to id: String, ifVersion expectedVersion: Int? = nil) throws(StoreError) -> Write {
+        try applyAll([.input(input)], to: id, ifVersion: expectedVersion)[0]
+    }
+
+    /// One step of a batch: an input, or one made from the session as it stands at that step
+    /// (a script's `$ref`).
+    public enum Step: Sendable {
+        case input(Input)
+        case resolve(@Sendable (HostSession) -> Result<Input, StepError>)
+    }
+
+    /// Applies `steps` in order in one transaction, all or nothing, and waits for the commit.
+    public func applyAll(_ steps: [Step], to id: String, ifVersion expectedVersion: Int? = nil) throws(StoreError) -> [Write] {
+        let done = DispatchSemaphore(value: 0)
+        let outcome = WriteOutcome()
+        applyAll(steps, to: id, ifVersion: expectedVersion) { result in
+            outcome.result = result
+            done.signal()
+        }
+        done.wait()
+        return try outcome.result!.get()
+    }
+
+    /// The same, answered by calling `completion` on the writer thread after the commit.
+    public func applyAll(_ steps: [Step], to id: String, ifVersion expectedVersion: Int? = nil,
+                         completion: @escaping @Sendable (Result<[Write], StoreError>) -> Void) {
+        groupCommit.submit(GroupCommit.Pending(steps: steps, sessionId: id, expectedVersion: expectedVersion,
+                                               completion: completion))
+    }
+
+    /// The same, answered by calling `completion` on the writer thread once the input's
+    /// transaction has committed (or failed). The caller's thread does not wait.
+    /// With `expectedVersion` (`If-Match`) the input is refused, changing nothing, when the
+    /// session is no longer at that version.
+    public func apply(_ input: Input, to id: String, ifVersion expectedVersion: Int? = nil,
+                      completion: @escaping @Sendable (Result<Write, StoreError>) -> Void) {
+        applyAll([.input(input)], to: id, ifVersion: expectedVersion) { result in
+            completion(result.map { $0[0] })
+        }
+    }
+
+    /// One transaction for a batch of inputs, in arrival order. An input the session refuses
+    /// writes nothing (the engine decides before any row is written), so the others stand. A
+    /// failed statement or commit fails them all and leaves the cache untouched.
+    func commitBatch(_ batch: [GroupCommit.Pending]) {
+        let started = DispatchTime.now().uptimeNanoseconds
+        let latest: [String: StoredSession]
+        do throws(StoreError) {
+            latest = try storage.write(urgent: true, { transaction throws(StoreError) in
+                let latest = try applyBatch(batch, transaction)
+                try announce(Array(latest.values), transaction)
+                return latest
+            }, committed: { latest in
+                for stored in latest.values { cache.put(stored) }
+            })
+        } catch {
+            for pending in batch { pending.result = .failure(error) }
+            // The commit may have happened (its answer was lost): whoever waits on these
+            // sessions looks again. (Other servers heard of it; this one's own notification is
+            // skipped as its own.)
+            if case .outcomeUnknown = error { notifyChanged(Array(Set(batch.map(\.sessionId)))) }
+            return
+        }
+        metrics.observe("todaysim_store_commit_seconds", Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9)
+        metrics.observe("todaysim_store_commit_inputs", Double(batch.count))
+        for pending in batch {
+            if case let .success(writes)? = pending.result { for write in writes { count(write.applied.entries) } }
+        }
+        notifyChanged(Array(latest.keys))
+    }
+
+    /// Inputs, fired timers and violations among committed entries.
+    func count(_ entries: [TimelineEntry]) {
+        for entry in entries {
+            switch entry.kind {
+            case .input:
+                let via = entry.data["via"]?.stringValue ?? "unknown"
+                let outcome = entry.data["outcome"]?.stringValue ?? "unknown"
+                metrics.increment("todaysim_inputs_total", labels: "via=\"\(via)\",outcome=\"\(outcome)\"")
+            case .watchdog:
+                metrics.increment("todaysim_watchdogs_fired_total", labels: "kind=\"\(entry.type)\"")
+            case .violation:
+                metrics.increment("todaysim_violations_total", labels: "code=\"\(entry.type)\"")
+            case .bridge, .emit, .navigation, .request, .header, .pull, .overlay, .analytics, .resolution, .verdict:
+                break
+            }
+        }
+    }
+
+    /// One write transaction around `body`, which returns its result and the session to cache
+    /// once committed. Any error rolls everything back and leaves the cache as it was.
+    func writing<T>(_ body: (any StorageTransaction) throws(StoreError) -> (T, StoredSession?)) throws(StoreError) -> T {
+        let (result, changed) = try storage.write(urgent: false, { transaction throws(StoreError) in
+            let written = try body(transaction)
+            if let changed = written.1 { try announce([changed], transaction) }
+            return written
+        }, committed: { (_, changed) in
+            if let changed { cache.put(changed) }
+        })
+        if let changed { notifyChanged([changed.id]) }
+        return result
+    }
+}
+
+/// Carries one write's result from the writer thread to a caller that waits for it.
+final class WriteOutcome: @unchecked Sendable {
+    var result: Result<[SessionStore.Write], StoreError>?
+}
+
