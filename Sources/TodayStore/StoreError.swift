@@ -13,7 +13,7 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     /// A stored row could not be read back.
     case corrupt(String)
     /// Step `index` of a batch could not be applied; the whole batch changed nothing.
-    case badStep(index: Int, StepError)
+    case badStep(index: Int, StepFailure)
     /// An `Idempotency-Key` already answered a different request.
     case idempotencyConflict(String)
     /// `If-Match` named a version the session has moved past.
@@ -45,7 +45,7 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
         case let .database(error): return error.description
         case let .postgres(error): return error.description
         case let .corrupt(detail): return "stored data cannot be read: \(detail)"
-        case let .badStep(index, error): return "step \(index): \(error.detail)"
+        case let .badStep(index, failure): return "step \(index): \(failure)"
         case let .idempotencyConflict(key): return "Idempotency-Key \(key) was used for a different request"
         case let .versionMismatch(expected, current):
             return "the session is at version \(current), not \(expected) as If-Match requires"
@@ -66,18 +66,27 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     }
 }
 
-/// Why one step of a batch was refused, as the HTTP edge will report it.
-public struct StepError: Error, Equatable, Sendable {
-    public var code: String
-    public var status: Int
-    public var detail: String
-    public var field: String?
+/// Why one step of a batch was refused, in the store's terms (the whole batch changed
+/// nothing). How each reads over HTTP is the server's (`TodayServer/HTTP/StepError.swift`).
+public enum StepFailure: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The session refused the step's input; nothing was written.
+    case refused(InputError)
+    /// The batch's answer would pass `limitBytes` (`SessionStore.maximumBatchAnswerBytes`).
+    case answerTooLarge(limitBytes: Int)
+    /// The caller's own making of the step (`SessionStore.Step.resolve`) failed: carried back
+    /// as the caller gave it.
+    case unresolved(any Error & Sendable)
 
-    public init(code: String, status: Int, detail: String, field: String? = nil) {
-        self.code = code
-        self.status = status
-        self.detail = detail
-        self.field = field
+    public var description: String {
+        switch self {
+        case let .refused(error): return "refused: \(error)"
+        case let .answerTooLarge(limitBytes): return "the batch's answer would pass \(limitBytes) bytes"
+        case let .unresolved(error): return String(describing: error)
+        }
+    }
+
+    public static func == (lhs: StepFailure, rhs: StepFailure) -> Bool {
+        lhs.description == rhs.description
     }
 }
 
@@ -86,19 +95,5 @@ extension StoreError {
     /// reach (503); anything else a failed statement.
     init(_ error: PostgresError) {
         self = error.isConnectionLost ? .storageUnavailable("PostgreSQL: \(error.message)") : .postgres(error)
-    }
-}
-
-extension StepError {
-    /// The engine's refusals, in the contract's codes.
-    init(_ error: InputError) {
-        switch error {
-        case let .invalidField(field, detail):
-            self.init(code: "invalid_field", status: 400, detail: "\(field): \(detail)", field: field)
-        case .sessionClosed:
-            self.init(code: "session_closed", status: 409, detail: "the session is closed")
-        case .clockNotVirtual:
-            self.init(code: "clock_not_virtual", status: 409, detail: "this session runs on the wall clock")
-        }
     }
 }

@@ -28,6 +28,24 @@ import Testing
         ])
     }
 
+    /// `POST …/fork`: the fork is the whole session under another id. Forking it back under the
+    /// source's id gives a value equal to the source in every field, so no field (a new one
+    /// included) can be left out of a fork.
+    @Test func aForkEqualsItsSourceButForTheId() throws {
+        var runner = SessionRunner.make()
+        _ = try runner.apply(.gesture(.pull(requestId: nil)))
+        _ = try runner.apply(.lifecycle(.background))
+        _ = try runner.advance(by: 6_000)
+        _ = try runner.apply(.lifecycle(.foreground(requestId: nil)))
+        _ = try runner.apply(Web.started("p-unknown"))
+        let source = runner.session
+        let fork = try source.forked(as: "fork-1")
+        #expect(fork.id == "fork-1")
+        #expect(fork != source)
+        #expect(try fork.forked(as: source.id) == source)
+        #expect(throws: InputError.self) { try source.forked(as: "not valid") }
+    }
+
     @Test func h1_creationValidatesUidRouteAndId() {
         #expect(throws: InputError.invalidField("uid", "must be a non-empty string")) {
             try SessionRunner(config: SessionConfig(uid: ""))

@@ -2,7 +2,7 @@
 /// history counters. It is the one place that decides which coordinator sees which event.
 /// The whole value is `Codable`: a stored and restored session continues exactly.
 public struct HostSession: Codable, Equatable, Sendable {
-    public let id: String
+    public private(set) var id: String
     public private(set) var config: SessionConfig
     /// The current account; replaced by an account switch (H19).
     public internal(set) var uid: String
@@ -73,26 +73,9 @@ public struct HostSession: Codable, Equatable, Sendable {
     /// on derive from `newId`.
     public func forked(as newId: String) throws(InputError) -> HostSession {
         guard Self.isValidId(newId) else { throw .invalidField("id", Self.idRule) }
-        var copy = HostSession(id: newId, config: config)
-        copy.uid = uid
-        copy.isClosed = isClosed
-        copy.version = version
-        copy.nowMs = nowMs
-        copy.lastSeq = lastSeq
-        copy.step = step
-        copy.requestCounter = requestCounter
-        copy.violationCount = violationCount
-        copy.app = app
-        copy.document = document
-        copy.header = header
-        copy.pull = pull
-        copy.manualWindow = manualWindow
-        copy.refresh = refresh
-        copy.recovery = recovery
-        copy.chat = chat
-        copy.liveWidgetSheet = liveWidgetSheet
-        copy.dialog = dialog
-        copy.dialogCounter = dialogCounter
+        // The whole value, so a field added to the session is forked too; only the id differs.
+        var copy = self
+        copy.id = newId
         return copy
     }
 

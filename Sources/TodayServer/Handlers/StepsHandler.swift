@@ -74,8 +74,8 @@ struct StepsHandler: Sendable {
                     // A batch of one stays a batch (its refusal names step 0), not a single input.
                     steps.append(elements.count > 1 ? .input(input) : .resolve { _ in .success(input) })
                 } catch {
-                    let failure = StepError(code: error.code, status: error.status, detail: error.detail, field: error.field)
-                    steps.append(.resolve { _ in .failure(failure) })
+                    let failure = StepError(error)
+                    steps.append(.resolve { _ in .failure(.unresolved(failure)) })
                 }
                 continue
             }
@@ -83,14 +83,14 @@ struct StepsHandler: Sendable {
                 let resolved: JSON
                 switch resolveReferences(in: body, view: session.view) {
                 case let .success(value): resolved = value
-                case let .failure(error): return .failure(error)
+                case let .failure(error): return .failure(.unresolved(error))
                 }
                 var bytes: [UInt8] = []
                 resolved.write(to: &bytes)
                 do throws(APIError) {
                     return .success(try decode(bytes))
                 } catch {
-                    return .failure(StepError(code: error.code, status: error.status, detail: error.detail, field: error.field))
+                    return .failure(.unresolved(StepError(error)))
                 }
             })
         }

@@ -98,15 +98,12 @@ extension SessionStore {
                 }
                 answerBytes += viewSize + entryBytes
                 guard answerBytes <= Self.maximumBatchAnswerBytes else {
-                    return .failure(.badStep(index: index, StepError(
-                        code: "invalid_field", status: 400,
-                        detail: "the batch's answer would pass \(Self.maximumBatchAnswerBytes >> 20) MiB (each step's result carries the session view); send fewer steps per batch",
-                        field: "steps")))
+                    return .failure(.badStep(index: index, .answerTooLarge(limitBytes: Self.maximumBatchAnswerBytes)))
                 }
                 writes.append(write)
                 session = write.stored
             case let .failure(refusal):
-                return .failure(.badStep(index: index, StepError(refusal)))
+                return .failure(.badStep(index: index, .refused(refusal)))
             }
         }
         return .success(writes)

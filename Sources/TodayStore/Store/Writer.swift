@@ -54,7 +54,7 @@ extension SessionStore {
     /// (a script's `$ref`).
     public enum Step: Sendable {
         case input(Input)
-        case resolve(@Sendable (HostSession) -> Result<Input, StepError>)
+        case resolve(@Sendable (HostSession) -> Result<Input, StepFailure>)
     }
 
     /// Applies `steps` in order in one transaction, all or nothing, and waits for the commit.

@@ -1,4 +1,5 @@
-/// SHA-1 (FIPS 180-4), for name-based UUIDs (RFC 9562 version 5) and request fingerprints;
+/// SHA-1 (FIPS 180-4), for name-based UUIDs (RFC 9562 version 5: the ids below) and the server's
+/// fingerprints of requests with an `Idempotency-Key`;
 /// not for security.
 public enum SHA1 {
     public static func digest(_ message: [UInt8]) -> [UInt8] {
