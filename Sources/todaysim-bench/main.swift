@@ -117,7 +117,7 @@ enum StoreThroughput {
             case 3: input = .webEvent(["type": "todayPage.allBatchesRendered", "schemaVersion": 1, "status": "succeeded", "empty": false, "elapsedMs": 8, "requestId": .string(id)])
             default: input = .webEvent(["type": "todayPage.refreshResult", "schemaVersion": 1, "requestId": .string(id), "mode": "soft", "status": "succeeded"])
             }
-            let write = try store.apply(input, to: "bench-\(count % sessions)")
+            let write = try applied(input, to: "bench-\(count % sessions)", in: store)
             let viewStart = DispatchTime.now().uptimeNanoseconds
             _ = store.viewBytes(after: write)
             viewTime += DispatchTime.now().uptimeNanoseconds - viewStart
@@ -131,6 +131,22 @@ enum StoreThroughput {
 
 enum BenchError: Error {
     case usage
+    case replayed
+}
+
+/// One input through the store's one way in, waited for (a server answers its request from the
+/// writer thread instead).
+func applied(_ input: Input, to id: String, in store: SessionStore) throws -> SessionStore.Write {
+    final class Outcome: @unchecked Sendable { var result: Result<SessionStore.Submitted, StoreError>? }
+    let outcome = Outcome()
+    let done = DispatchSemaphore(value: 0)
+    store.apply(steps: [.input(input)], to: id) { result in
+        outcome.result = result
+        done.signal()
+    }
+    done.wait()
+    guard case let .applied(writes, _) = try outcome.result!.get(), let write = writes.first else { throw BenchError.replayed }
+    return write
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())

@@ -11,7 +11,7 @@ import Testing
     // MARK: 1
 
     /// H4, H7, H13: Web that predates feedback answers a reasoned request with a plain result.
-    @Test func checklist1_oldWebAnswersReasonedRequestWithPlainResult() throws {
+    @Test("Checklist 1 (H4, H7, H13): old Web answers a reasoned request with a plain result") func checklist1_oldWebAnswersReasonedRequestWithPlainResult() throws {
         var runner = SessionRunner.make()
         try runner.apply(.lifecycle(.background))
         try runner.advance(to: 6000)
@@ -49,7 +49,7 @@ import Testing
     // MARK: 2
 
     /// H2, H12 (M2): a build that advertises nothing does not know `refreshStarted` at all.
-    @Test func checklist2_oldNativeWithoutCapabilityIgnoresRefreshStarted() throws {
+    @Test("Checklist 2 (H2, H12, M2): a build without the capability ignores refreshStarted") func checklist2_oldNativeWithoutCapabilityIgnoresRefreshStarted() throws {
         var runner = SessionRunner.make { $0.capabilities = [] }
         #expect(runner.session.view["document"]?["injected"] == ["platform": "ios", "surface": "embedded", "capabilities": []])
 
@@ -87,7 +87,7 @@ import Testing
     // MARK: 3
 
     /// H10, H11: a pull shows the spinner only, and only its own result ends it.
-    @Test func checklist3_userPullShowsOnlySpinnerAndEndsOnMatchingResult() throws {
+    @Test("Checklist 3 (H10, H11): a user pull shows only the spinner, ended by its own result") func checklist3_userPullShowsOnlySpinnerAndEndsOnMatchingResult() throws {
         var runner = SessionRunner.make()
         try runner.advance(to: 1000)
         try runner.apply(.gesture(.pull(requestId: "pull-1")))
@@ -124,7 +124,7 @@ import Testing
 
     /// H15, H4, H12: under the threshold nothing is asked; at it, one `app_foreground` request
     /// whose start Web may show in the header.
-    @Test func checklist4_foregroundAtFourSecondsDoesNothingAtFiveSendsOneRequest() throws {
+    @Test("Checklist 4 (H15, H4, H12): back after 4 s nothing, after 5 s one request") func checklist4_foregroundAtFourSecondsDoesNothingAtFiveSendsOneRequest() throws {
         var runner = SessionRunner.make()
         try runner.apply(.lifecycle(.background))
         try runner.advance(to: 4000)
@@ -168,7 +168,7 @@ import Testing
 
     /// H26, H12, H13: a created widget asks Web, Web starts the header, success shows `updated`
     /// for exactly `headerSettleMs`.
-    @Test func checklist5_liveWidgetCreatedShowsRefreshingThenUpdatedForOneSecond() throws {
+    @Test("Checklist 5 (H26, H12, H13): a created live widget shows refreshing, then updated for 1 s") func checklist5_liveWidgetCreatedShowsRefreshingThenUpdatedForOneSecond() throws {
         var runner = SessionRunner.make()
         try runner.advance(to: 2000)
         try runner.apply(.gesture(.liveWidgetCreated(requestId: "lw-1")))
@@ -202,7 +202,7 @@ import Testing
     // MARK: 6
 
     /// H4, H16, H8: tab, timer and socket refreshes (and Web's own polling) never show feedback.
-    @Test func checklist6_tabTimerSocketAndPollingRefreshesShowNoFeedback() throws {
+    @Test("Checklist 6 (H4, H16, H8): tab, timer, socket and polling refreshes show no feedback") func checklist6_tabTimerSocketAndPollingRefreshesShowNoFeedback() throws {
         var runner = SessionRunner.make()
         try runner.advance(to: 1000)
         try runner.apply(.lifecycle(.tabActivated(requestId: "tab-1")))
@@ -241,7 +241,7 @@ import Testing
     // MARK: 7
 
     /// H12, H13, H9, H4: a cached start names an id Web made up; the header owns it to its end.
-    @Test func checklist7_cachedStartupAcceptsWebMintedRequestId() throws {
+    @Test("Checklist 7 (H12, H13, H9, H4): a cached start's Web-made id owns the header") func checklist7_cachedStartupAcceptsWebMintedRequestId() throws {
         var runner = SessionRunner.make()
         try runner.advance(to: 300)
         let started = try runner.apply(Web.started("web-generated-id"))
@@ -293,7 +293,7 @@ import Testing
     // MARK: 8
 
     /// H12, H13, H8: the newer start owns the header; the older request's result leaves it alone.
-    @Test func checklist8_overlappingStartsIgnoreFirstRequestsStaleResult() throws {
+    @Test("Checklist 8 (H12, H13, H8): overlapping starts, the first request's stale result ignored") func checklist8_overlappingStartsIgnoreFirstRequestsStaleResult() throws {
         var runner = SessionRunner.make()
         try runner.apply(.lifecycle(.background))
         try runner.advance(to: 6000)
@@ -362,7 +362,7 @@ import Testing
     }
 
     /// H6, H7, H9, H11, H13, H14, H17, H18: every way a request can end takes both UIs down.
-    @Test func checklist9_noPathLeavesEitherSpinnerStuck() throws {
+    @Test("Checklist 9 (H6, H7, H9, H11, H13, H14, H17, H18): no path leaves either spinner stuck") func checklist9_noPathLeavesEitherSpinnerStuck() throws {
         let reload = Self.firstServerId
 
         // Failure: a recovery reload carries the spinner and clears the header; its own failure

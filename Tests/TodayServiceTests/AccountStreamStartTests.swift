@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import TodayHost
-import TodayStore
+@testable import TodayStore
 import TodayTestSupport
 @testable import TodayServer
 

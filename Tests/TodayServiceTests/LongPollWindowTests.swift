@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TodayHost
 @testable import TodayServer
-import TodayStore
+@testable import TodayStore
 import TodayTestSupport
 
 /// A `waitMs` long poll reads its page, finds it empty, and only then parks. An input committed

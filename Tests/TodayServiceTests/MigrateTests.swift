@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import TodayHost
-import TodayStore
+@testable import TodayStore
 import TodayTestSupport
 
 /// `todaysim migrate` (issue 14, item 6): a SQLite store copied into PostgreSQL reads back the
@@ -50,7 +50,7 @@ import TodayTestSupport
         // The same key on two sessions: each keeps its own answer.
         var answers: [String: [UInt8]] = [:]
         for id in ["virtual", "wall"] {
-            guard case let .applied(_, answer) = try keyed(store, id, key: "k1") else { throw Failure("\(id): not applied") }
+            guard case let .applied(_, answer?) = try keyed(store, id, key: "k1") else { throw Failure("\(id): not applied") }
             answers[id] = answer
         }
         store.close()
@@ -76,11 +76,11 @@ import TodayTestSupport
     }
 
     /// A keyed batch of one pull on session `id`, answered with `answer-<id>`.
-    static func keyed(_ store: SessionStore, _ id: String, key: String) throws -> SessionStore.KeyedAnswer {
+    static func keyed(_ store: SessionStore, _ id: String, key: String) throws -> SessionStore.Submitted {
         let done = DispatchSemaphore(value: 0)
         let box = KeyedBox()
-        store.applyAll([.input(.gesture(.pull(requestId: nil)))], to: id, ifVersion: nil,
-                       idempotency: .init(key: key, fingerprint: Array("pull".utf8), render: { _ in Array("answer-\(id)".utf8) })) {
+        store.apply(steps: [.input(.gesture(.pull(requestId: nil)))], to: id, ifVersion: nil,
+                    idempotency: .init(key: key, fingerprint: Array("pull".utf8), render: { _ in Array("answer-\(id)".utf8) })) {
             box.result = $0
             done.signal()
         }
@@ -251,7 +251,7 @@ import TodayTestSupport
 }
 
 private final class KeyedBox: @unchecked Sendable {
-    var result: Result<SessionStore.KeyedAnswer, StoreError>?
+    var result: Result<SessionStore.Submitted, StoreError>?
 }
 
 private struct Failure: Error, CustomStringConvertible {

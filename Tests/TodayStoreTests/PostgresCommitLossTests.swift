@@ -10,13 +10,13 @@ import TodayTestSupport
 /// applying the input twice.
 @Suite struct PostgresCommitLossTests {
     /// One keyed input, waited for.
-    static func keyed(_ store: SessionStore, _ key: String) -> Result<SessionStore.KeyedAnswer, StoreError> {
+    static func keyed(_ store: SessionStore, _ key: String) -> Result<SessionStore.Submitted, StoreError> {
         let done = DispatchSemaphore(value: 0)
         let box = KeyedBox()
         let idempotency = SessionStore.Idempotency(key: key, fingerprint: Array(key.utf8)) { writes in
             Array("version \(writes.last?.stored.session.version ?? 0)".utf8)
         }
-        store.applyAll([.input(.clock(.advanceBy(100)))], to: "s1", ifVersion: nil, idempotency: idempotency) {
+        store.apply(steps: [.input(.clock(.advanceBy(100)))], to: "s1", ifVersion: nil, idempotency: idempotency) {
             box.result = $0
             done.signal()
         }
@@ -65,7 +65,7 @@ import TodayTestSupport
 }
 
 private final class KeyedBox: @unchecked Sendable {
-    var result: Result<SessionStore.KeyedAnswer, StoreError>?
+    var result: Result<SessionStore.Submitted, StoreError>?
 }
 
 private final class ToldIds: @unchecked Sendable {

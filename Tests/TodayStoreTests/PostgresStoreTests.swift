@@ -89,11 +89,11 @@ import TodayTestSupport
             let second = try SessionStore.open(uri)
             defer { first.close(); second.close() }
             _ = try first.create(id: "s1", config: SessionConfig(uid: "u1"))
-            let keyed = { (store: SessionStore) throws -> SessionStore.KeyedAnswer in
+            let keyed = { (store: SessionStore) throws -> SessionStore.Submitted in
                 let done = DispatchSemaphore(value: 0)
                 let box = AnswerBox()
-                store.applyAll([.input(.gesture(.pull(requestId: nil)))], to: "s1", ifVersion: nil,
-                               idempotency: .init(key: "k1", fingerprint: [1, 2, 3], render: { _ in Array("first".utf8) })) {
+                store.apply(steps: [.input(.gesture(.pull(requestId: nil)))], to: "s1", ifVersion: nil,
+                            idempotency: .init(key: "k1", fingerprint: [1, 2, 3], render: { _ in Array("first".utf8) })) {
                     box.result = $0
                     done.signal()
                 }
@@ -109,7 +109,7 @@ import TodayTestSupport
 }
 
 private final class AnswerBox: @unchecked Sendable {
-    var result: Result<SessionStore.KeyedAnswer, StoreError>?
+    var result: Result<SessionStore.Submitted, StoreError>?
 }
 
 /// `TestPostgres.withDatabase` for an async body.

@@ -18,14 +18,21 @@ public struct ForegroundTracker: Codable, Equatable, Sendable {
         return nil
     }
 
-    /// `false` when already in the background (the input is then ignored).
-    mutating func background(at now: Instant) -> Bool {
+    public enum Departure: Equatable, Sendable {
+        /// Already in the background (the input is then ignored).
+        case alreadyBackground
+        /// Gone to the background now.
+        case left
+    }
+
+    /// H15: the app went to the background.
+    mutating func appBackgrounded(at now: Instant) -> Departure {
         switch state {
         case .background:
-            return false
+            return .alreadyBackground
         case .foreground:
             state = .background(sinceMs: now.ms)
-            return true
+            return .left
         }
     }
 
@@ -35,7 +42,8 @@ public struct ForegroundTracker: Codable, Equatable, Sendable {
         case returned(revalidate: Bool)
     }
 
-    mutating func foreground(at now: Instant, thresholdMs: Millis) -> Return {
+    /// H15: the app came back to the foreground.
+    mutating func appForegrounded(at now: Instant, thresholdMs: Millis) -> Return {
         switch state {
         case .foreground:
             return .alreadyForeground

@@ -36,16 +36,28 @@ public struct SoftRefresh: Codable, Equatable, Sendable {
         return [.emit(type: "todayPage.refreshRequested", requestId: requestId, payload: .object(payload), rule: reason.requestRule)]
     }
 
-    /// H7: consumes one request; the deadline goes with the last one.
-    mutating func consume(_ requestId: String) -> PendingRequest? {
+    /// H7: Web's result for a pending request consumes it (returned, for the session to settle);
+    /// the deadline goes with the last one.
+    mutating func resultArrived(for requestId: String) -> PendingRequest? {
         guard let index = pending.firstIndex(where: { $0.requestId == requestId }) else { return nil }
         let request = pending.remove(at: index)
         if pending.isEmpty { deadline = nil }
         return request
     }
 
-    /// H3, H6, H18: consumes every pending request and cancels the deadline.
-    mutating func consumeAll() -> [PendingRequest] {
+    /// H6: the shared deadline passed: every pending request times out (returned, for the
+    /// session to settle).
+    mutating func deadlinePassed() -> [PendingRequest] {
+        takeAll()
+    }
+
+    /// H3, H18, H20: the document went (a navigation, a termination, the teardown): every
+    /// pending request is cancelled (returned, for the session to settle) with the deadline.
+    mutating func documentLeft() -> [PendingRequest] {
+        takeAll()
+    }
+
+    private mutating func takeAll() -> [PendingRequest] {
         defer {
             pending = []
             deadline = nil

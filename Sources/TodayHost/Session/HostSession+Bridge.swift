@@ -30,8 +30,32 @@ extension HostSession {
         return (outcome, resolution)
     }
 
+    /// Every event the bridge passed, each to what it concerns (no `default`: a new event must
+    /// be routed here to compile).
     private mutating func bridgeEvent(_ event: BridgeEvent, _ log: inout StepLog) -> (Outcome, JSON) {
         switch event {
+        case let .refreshStarted(requestId):
+            return (refreshStarted(requestId, &log), .null)
+        case let .refreshResult(result):
+            return (refreshResult(result, &log), .null)
+        case let .firstBatchRendered(_, _, requestId):
+            return (renderEvent(requestId: requestId, &log) { session, log in
+                session.document.firstBatchRendered()
+                return session.config.loadingGate == .render
+            }, .null)
+        case let .allBatchesRendered(_, empty, _, requestId):
+            return (renderEvent(requestId: requestId, &log) { session, log in
+                session.document.allBatchesRendered(empty: empty)
+                return session.config.loadingGate == .render && empty
+            }, .null)
+        case let .loadFailed(_, _, requestId):
+            return (renderEvent(requestId: requestId, &log) { session, log in
+                session.monitorLoadFailed(&log)
+                session.document.loadFailed()
+                return session.config.loadingGate == .render
+            }, .null)
+        case let .loadingPresentation(owner, _):
+            return (loadingPresentation(owner: owner, &log), .null)
         case let .track(event, properties):
             record([forwardedAnalytics(event: event, webProperties: properties)], &log)
             return (.applied, .null)
@@ -41,48 +65,27 @@ extension HostSession {
             return liveWidgetCreationPresent()
         case let .nativeDialogPresent(title, actions):
             return nativeDialogPresent(title: title, actions: actions)
-        default:
-            return (renderOrRefreshEvent(event, &log), .null)
         }
     }
 
-    private mutating func renderOrRefreshEvent(_ event: BridgeEvent, _ log: inout StepLog) -> Outcome {
-        switch event {
-        case let .refreshStarted(requestId):
-            monitorStart(for: requestId, &log)
-            if !log.ledger.contains(requestId) {
-                log.ledger.write(RequestRecord(requestId: requestId, role: .webMinted, requestedAtMs: nowMs))
-            }
-            record(header.refreshStarted(requestId: requestId, at: instant, watchdogMs: config.timing.headerWatchdogMs), &log)
-            return .applied
-        case let .refreshResult(result):
-            return refreshResult(result, &log)
-        case let .firstBatchRendered(_, _, requestId):
-            return renderEvent(requestId: requestId, &log) { session, log in
-                session.document.firstBatchRendered()
-                return session.config.loadingGate == .render
-            }
-        case let .allBatchesRendered(_, empty, _, requestId):
-            return renderEvent(requestId: requestId, &log) { session, log in
-                session.document.allBatchesRendered(empty: empty)
-                return session.config.loadingGate == .render && empty
-            }
-        case let .loadFailed(_, _, requestId):
-            return renderEvent(requestId: requestId, &log) { session, log in
-                session.monitorLoadFailed(&log)
-                session.document.loadFailed()
-                return session.config.loadingGate == .render
-            }
-        case let .loadingPresentation(owner, _):
-            guard owner == "web" else { return .ignored(.ownerNotWeb) }
-            switch document.overlay.webReleased() {
-            case .alreadyReleased: return .ignored(.alreadyReleased)
-            case let .hidden(effects): record(effects, &log)
-            }
-            return .applied
-        case .track, .navigationAction, .liveWidgetCreationPresent, .nativeDialogPresent:
-            preconditionFailure("bridgeEvent handles \(event) itself")
+    /// H12: Web shows the start of a request in the header.
+    private mutating func refreshStarted(_ requestId: String, _ log: inout StepLog) -> Outcome {
+        monitorStart(for: requestId, &log)
+        if !log.ledger.contains(requestId) {
+            log.ledger.write(RequestRecord(requestId: requestId, role: .webMinted, requestedAtMs: nowMs))
         }
+        record(header.refreshStarted(requestId: requestId, at: instant, watchdogMs: config.timing.headerWatchdogMs), &log)
+        return .applied
+    }
+
+    /// H23: Web releases the loading overlay it owns.
+    private mutating func loadingPresentation(owner: String, _ log: inout StepLog) -> Outcome {
+        guard owner == "web" else { return .ignored(.ownerNotWeb) }
+        switch document.overlay.webReleased() {
+        case .alreadyReleased: return .ignored(.alreadyReleased)
+        case let .hidden(effects): record(effects, &log)
+        }
+        return .applied
     }
 
     /// H22: a render fact for the current load, unless it names an earlier load's URL id.

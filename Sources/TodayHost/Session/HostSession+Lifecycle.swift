@@ -33,7 +33,7 @@ extension HostSession {
     /// terminated document) reloads at once instead of asking Web.
     mutating func pullGesture(callerRequestId: String?, _ log: inout StepLog) {
         let requestId = newRequestId(callerRequestId, log)
-        recovery.rearm()
+        recovery.pullGestured()
         let repeats = manualWindow.pullGesture(at: instant, windowMs: config.timing.manualRefreshWindowMs)
         record(pull.pullGesture(requestId: requestId, at: instant, watchdogMs: config.timing.pullWatchdogMs), &log)
         if repeats || document.state == .terminated {
@@ -47,10 +47,10 @@ extension HostSession {
     mutating func lifecycleChanged(_ lifecycle: Lifecycle, _ log: inout StepLog) throws(InputError) -> Outcome {
         switch lifecycle {
         case .background:
-            guard app.background(at: instant) else { return .ignored(.alreadyBackground) }
+            guard app.appBackgrounded(at: instant) == .left else { return .ignored(.alreadyBackground) }
             record(visibility(false) + [hostAnalytics("page_end")], &log)
         case let .foreground(callerRequestId):
-            switch app.foreground(at: instant, thresholdMs: config.timing.foregroundThresholdMs) {
+            switch app.appForegrounded(at: instant, thresholdMs: config.timing.foregroundThresholdMs) {
             case .alreadyForeground:
                 return .ignored(.alreadyForeground)
             case let .returned(revalidate):
@@ -86,11 +86,11 @@ extension HostSession {
     /// H18: the header clears, pending requests are cancelled, and it counts as a failure.
     mutating func webContentTerminated(callerRequestId: String?, _ log: inout StepLog) {
         record(header.clear(.h14), &log)
-        for request in refresh.consumeAll() {
+        for request in refresh.documentLeft() {
             settle(request.requestId, .cancelled, reason: request.reason, rule: .h18, &log)
         }
         document.terminated()
-        if recovery.spend() {
+        if recovery.nativeRequestFailed() == .reload {
             hostReload(.termination, callerRequestId: callerRequestId, &log)
         } else {
             record(pull.end(.cancelled), &log)

@@ -33,7 +33,7 @@ extension HostSession {
         noteResult(for: requestId, &log)
 
         let nativeOwned: Bool
-        if let request = refresh.consume(requestId) {
+        if let request = refresh.resultArrived(for: requestId) {
             settle(requestId, result.status.outcome, reason: request.reason, answered: true, rule: .h7, &log)
             nativeOwned = true
         } else if document.ownedRequestId == requestId {
@@ -50,8 +50,8 @@ extension HostSession {
         var reloads = false
         if nativeOwned {
             switch result.status {
-            case .succeeded: recovery.rearm()
-            case .failed, .cancelled, .unsupported: reloads = recovery.spend()
+            case .succeeded: recovery.nativeRequestSucceeded()
+            case .failed, .cancelled, .unsupported: reloads = recovery.nativeRequestFailed() == .reload
             case .other: break
             }
         }
@@ -76,12 +76,12 @@ extension HostSession {
 
     /// H6: every pending request times out; H9 decides whether the document reloads.
     mutating func softRefreshDeadlineExpired(_ log: inout StepLog) {
-        let expired = refresh.consumeAll()
+        let expired = refresh.deadlinePassed()
         for request in expired {
             settle(request.requestId, .timedOut, reason: request.reason, rule: .h6, &log)
             monitorUnanswered(request, &log)
         }
-        if recovery.spend() {
+        if recovery.nativeRequestFailed() == .reload {
             hostReload(.recovery, callerRequestId: nil, &log)
             return
         }
@@ -116,7 +116,7 @@ extension HostSession {
     /// document's own reload id (the document no longer owns it).
     /// `rule`: the rule of what cancels them (H3 a navigation, H20 the teardown).
     mutating func cancelOpenRequests(_ rule: Rule, _ log: inout StepLog) {
-        for request in refresh.consumeAll() {
+        for request in refresh.documentLeft() {
             settle(request.requestId, .cancelled, reason: request.reason, rule: rule, &log)
         }
         if let owned = document.ownedRequestId {

@@ -21,20 +21,4 @@ enum IdempotencyKeys {
         let fingerprint = SHA1.digest(Array("\(request.method) \(request.path)\n\(modeLine)".utf8) + request.body)
         return SessionStore.Idempotency(key: key, fingerprint: fingerprint, render: render)
     }
-
-    /// The answer to a keyed request.
-    static func respond(_ result: Result<SessionStore.KeyedAnswer, StoreError>, log: RequestLog) -> HTTPResponse {
-        switch result {
-        case let .success(.applied(_, answer)):
-            return .jsonBytes(answer)
-        case let .success(.replayed(answer)):
-            var response = HTTPResponse.jsonBytes(answer)
-            response.headers.append(("Idempotent-Replayed", "true"))
-            return response
-        case let .failure(error):
-            let problem = APIError(error)
-            if let detail = problem.logDetail { log.note("keyed input: \(detail)") }
-            return problem.response
-        }
-    }
 }

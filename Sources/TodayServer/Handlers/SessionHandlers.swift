@@ -234,7 +234,7 @@ struct InputHandlers: Sendable {
             let warnings = if let kind { try fields.check(request, request.body, as: kind) } else { FieldWarnings(mode: try fields.mode(request)) }
             return try Submission(store: store, scheduler: scheduler, log: log).submit([.input(input)], to: id, for: request,
                                                                                       warnings: warnings) {
-                [store] writes in Responses.input(writes[0], view: store.viewBytes(after: writes[0])).body
+                writes in Responses.input(writes[0], view: writes[0].viewBytes).body
             }
         }
     }

@@ -27,7 +27,7 @@ struct StepsHandler: Sendable {
         let warnings = try FieldWarnings(mode: mode, found: unknown)
         return try Submission(store: store, scheduler: scheduler, log: log).submit(steps, to: path["id"], for: request,
                                                                                   warnings: warnings) {
-            [store] writes in Self.answer(writes, store: store).body
+            writes in Self.answer(writes).body
         }
     }
 
@@ -157,12 +157,12 @@ struct StepsHandler: Sendable {
     }
 
     /// `{"results": [input response…], "session": view}`.
-    static func answer(_ writes: [SessionStore.Write], store: SessionStore) -> HTTPResponse {
+    static func answer(_ writes: [SessionStore.Write]) -> HTTPResponse {
         var bytes = Array(#"{"results":["#.utf8)
         var lastView: [UInt8] = []
         for (index, write) in writes.enumerated() {
             if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            lastView = index == writes.count - 1 ? store.viewBytes(after: write) : write.stored.viewBytes
+            lastView = index == writes.count - 1 ? write.viewBytes : write.stored.viewBytes
             bytes += Responses.input(write, view: lastView).body
         }
         bytes += Array(#"],"session":"#.utf8)

@@ -18,32 +18,30 @@ struct Submission: Sendable {
         let pokeIfWall: @Sendable ([SessionStore.Write]) -> Void = { [scheduler] writes in
             if writes.last?.stored.isWall == true { scheduler?.poke() }
         }
-        if let keyed = try IdempotencyKeys.key(request, mode: warnings.mode, render: render) {
-            return .later { [store, log] finish in
-                store.applyAll(steps, to: id, ifVersion: expectedVersion, idempotency: keyed) { result in
-                    if case let .success(.applied(writes, _)) = result { pokeIfWall(writes) }
-                    finish {
-                        var response = IdempotencyKeys.respond(result, log: log)
-                        if response.status < 300 { response.headers += warnings.headers }
-                        return response
-                    }
-                }
-            }
-        }
+        let keyed = try IdempotencyKeys.key(request, mode: warnings.mode, render: render)
         return .later { [store, log] finish in
-            store.applyAll(steps, to: id, ifVersion: expectedVersion) { result in
+            store.apply(steps: steps, to: id, ifVersion: expectedVersion, idempotency: keyed) { result in
+                if case let .success(.applied(writes, _)) = result { pokeIfWall(writes) }
                 finish {
+                    var response: HTTPResponse
                     switch result {
-                    case let .success(writes):
-                        pokeIfWall(writes)
-                        var response = HTTPResponse.jsonBytes(render(writes))
-                        response.headers += warnings.headers
-                        return response
+                    case let .success(.applied(_, answer?)):
+                        // Under a key the answer was made in the transaction and stored there.
+                        response = .jsonBytes(answer)
+                    case let .success(.applied(writes, nil)):
+                        response = .jsonBytes(render(writes))
+                        // The view the answer encoded, kept for the reads that follow.
+                        if let last = writes.last { _ = store.viewBytes(after: last) }
+                    case let .success(.replayed(answer)):
+                        response = .jsonBytes(answer)
+                        response.headers.append(("Idempotent-Replayed", "true"))
                     case let .failure(error):
                         let problem = APIError(error)
-                        if let detail = problem.logDetail { log.note("input to a session: \(detail)") }
+                        if let detail = problem.logDetail { log.note("\(keyed == nil ? "input to a session" : "keyed input"): \(detail)") }
                         return problem.response
                     }
+                    if response.status < 300 { response.headers += warnings.headers }
+                    return response
                 }
             }
         }

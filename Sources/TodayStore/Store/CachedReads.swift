@@ -86,9 +86,10 @@ extension SessionStore {
         return (bytes, stored)
     }
 
-    /// The view after a write, encoded once and kept for the reads that follow.
+    /// The view after a write (`Write.viewBytes`, encoded once), kept for the reads that
+    /// follow. Called after the write committed, never inside it.
     public func viewBytes(after write: Write) -> [UInt8] {
-        let bytes = write.stored.viewBytes
+        let bytes = write.viewBytes
         if !write.stored.isWall { cache.remember(view: bytes, of: write.stored.id, version: write.stored.version) }
         return bytes
     }

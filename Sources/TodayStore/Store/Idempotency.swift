@@ -5,7 +5,9 @@ import TodayHost
 /// transaction, and a second request with the key gets that answer, nothing applied again.
 extension SessionStore {
     /// An `Idempotency-Key` with what identifies its request (method, path, body) and how to
-    /// render the `200` answer to store with the input.
+    /// render the `200` answer to store with the input: a function of the writes alone (their
+    /// entries, `Write.viewBytes`), given before the transaction and called inside it, so it
+    /// must not call the store.
     public struct Idempotency: Sendable {
         public let key: String
         public let fingerprint: [UInt8]
@@ -16,25 +18,6 @@ extension SessionStore {
             self.fingerprint = fingerprint
             self.render = render
         }
-    }
-
-    /// What a keyed request gets: the answer stored with its input when it was applied now, or
-    /// the stored answer of the first request with the same key (nothing applied again).
-    public enum KeyedAnswer: Sendable {
-        case applied([Write], answer: [UInt8])
-        case replayed(answer: [UInt8])
-    }
-
-    /// `applyAll` for a request that carries an `Idempotency-Key`.
-    public func applyAll(_ steps: [Step], to id: String, ifVersion expectedVersion: Int?, idempotency: Idempotency,
-                         completion: @escaping @Sendable (Result<KeyedAnswer, StoreError>) -> Void) {
-        let pending = GroupCommit.Pending(steps: steps, sessionId: id, expectedVersion: expectedVersion) { _ in }
-        pending.idempotency = idempotency
-        pending.completion = { [unowned pending] result in
-            if let replayed = pending.replayed { return completion(.success(.replayed(answer: replayed))) }
-            completion(result.map { .applied($0, answer: pending.rendered ?? []) })
-        }
-        groupCommit.submit(pending)
     }
 
     /// Forgets idempotency keys older than `windowMs`.

@@ -11,7 +11,7 @@ extension SessionStore {
         var closed: [String] = []
         for id in idle {
             do throws(StoreError) {
-                _ = try apply(.teardown, to: id)
+                _ = try applyWaiting([.input(.teardown)], to: id)
                 closed.append(id)
             } catch {
                 switch error {

@@ -1,8 +1,33 @@
 import Foundation
 import TodayHost
 
-/// What tests reach into.
+/// What tests reach into (through `@testable import`): writes waited for, failures injected,
+/// rows read past the cache. Not the store's API: its one way in for inputs is
+/// `apply(steps:to:ifVersion:idempotency:completion:)`.
 extension SessionStore {
+    /// One input, waited for.
+    func apply(_ input: Input, to id: String, ifVersion expectedVersion: Int? = nil) throws(StoreError) -> Write {
+        try applyWaiting([.input(input)], to: id, ifVersion: expectedVersion)[0]
+    }
+
+    /// A batch, waited for.
+    func applyAll(_ steps: [Step], to id: String, ifVersion expectedVersion: Int? = nil) throws(StoreError) -> [Write] {
+        try applyWaiting(steps, to: id, ifVersion: expectedVersion)
+    }
+
+    /// One input, answered on the writer thread.
+    func apply(_ input: Input, to id: String, ifVersion expectedVersion: Int? = nil,
+               completion: @escaping @Sendable (Result<Write, StoreError>) -> Void) {
+        apply(steps: [.input(input)], to: id, ifVersion: expectedVersion) { result in
+            completion(result.flatMap { submitted in
+                guard case let .applied(writes, _) = submitted, let write = writes.first else {
+                    return .failure(.corrupt("a write without an Idempotency-Key was answered as a replay"))
+                }
+                return .success(write)
+            })
+        }
+    }
+
     /// Tests: makes the next `count` commits fail as on a full disk (SQLite).
     func failNextCommit(count: Int = 1) {
         (storage as? SQLiteStorage)?.failNextCommit(count: count)

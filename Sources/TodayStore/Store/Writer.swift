@@ -10,6 +10,12 @@ extension SessionStore {
         public var applied: Applied
         public var stored: StoredSession
         public var entries: [[UInt8]]
+        let encodedView = EncodedView()
+
+        /// The session view after this write, encoded at most once, by whoever answers with it
+        /// first (an answer made in the transaction under an `Idempotency-Key`, or after it);
+        /// the store keeps it for the reads that follow. Reading it never calls the store.
+        public var viewBytes: [UInt8] { encodedView.bytes(of: stored) }
     }
 
     /// About the most a batch's answer may hold (each step's entries and session view): past it
@@ -43,13 +49,6 @@ extension SessionStore {
         return write
     }
 
-    /// Applies one input to session `id` and commits it with everything it wrote, before
-    /// returning. A `wall` session first catches up with the real clock, in the same
-    /// transaction. Concurrent inputs share transactions (`GroupCommit`).
-    public func apply(_ input: Input, to id: String, ifVersion expectedVersion: Int? = nil) throws(StoreError) -> Write {
-        try applyAll([.input(input)], to: id, ifVersion: expectedVersion)[0]
-    }
-
     /// One step of a batch: an input, or one made from the session as it stands at that step
     /// (a script's `$ref`).
     public enum Step: Sendable {
@@ -57,34 +56,49 @@ extension SessionStore {
         case resolve(@Sendable (HostSession) -> Result<Input, StepFailure>)
     }
 
-    /// Applies `steps` in order in one transaction, all or nothing, and waits for the commit.
-    public func applyAll(_ steps: [Step], to id: String, ifVersion expectedVersion: Int? = nil) throws(StoreError) -> [Write] {
+    /// What an accepted batch got.
+    public enum Submitted: Sendable {
+        /// Applied now: what each step wrote, and, under an `Idempotency-Key`, the answer stored
+        /// with them.
+        case applied([Write], answer: [UInt8]?)
+        /// The `Idempotency-Key` was used before for the same request: its stored answer;
+        /// nothing was applied again.
+        case replayed(answer: [UInt8])
+    }
+
+    /// The one way in for inputs: applies `steps` in order to session `id` in one
+    /// transaction, all or nothing (a batch of one is a single input), and calls `completion`
+    /// on the writer thread once that transaction has committed (or failed); the caller's
+    /// thread does not wait. A `wall` session first catches up with the real clock, in the same
+    /// transaction. Concurrent inputs share transactions (`GroupCommit`). With
+    /// `expectedVersion` (`If-Match`) the steps are refused, changing nothing, when the session
+    /// is no longer at that version; with `idempotency` the answer is stored with them, or the
+    /// stored one is given back (`Idempotency.swift`).
+    public func apply(steps: [Step], to id: String, ifVersion expectedVersion: Int? = nil, idempotency: Idempotency? = nil,
+                      completion: @escaping @Sendable (Result<Submitted, StoreError>) -> Void) {
+        let pending = GroupCommit.Pending(steps: steps, sessionId: id, expectedVersion: expectedVersion) { _ in }
+        pending.idempotency = idempotency
+        pending.completion = { [unowned pending] result in
+            if let replayed = pending.replayed { return completion(.success(.replayed(answer: replayed))) }
+            completion(result.map { .applied($0, answer: pending.rendered) })
+        }
+        groupCommit.submit(pending)
+    }
+
+    /// `apply(steps:…)` waited for, with no `Idempotency-Key`: the store's own idle expiry,
+    /// tests and tools.
+    func applyWaiting(_ steps: [Step], to id: String, ifVersion expectedVersion: Int? = nil) throws(StoreError) -> [Write] {
         let done = DispatchSemaphore(value: 0)
         let outcome = WriteOutcome()
-        applyAll(steps, to: id, ifVersion: expectedVersion) { result in
-            outcome.result = result
+        apply(steps: steps, to: id, ifVersion: expectedVersion) { result in
+            outcome.result = result.map { submitted in
+                guard case let .applied(writes, _) = submitted else { return [] }
+                return writes
+            }
             done.signal()
         }
         done.wait()
         return try outcome.result!.get()
-    }
-
-    /// The same, answered by calling `completion` on the writer thread after the commit.
-    public func applyAll(_ steps: [Step], to id: String, ifVersion expectedVersion: Int? = nil,
-                         completion: @escaping @Sendable (Result<[Write], StoreError>) -> Void) {
-        groupCommit.submit(GroupCommit.Pending(steps: steps, sessionId: id, expectedVersion: expectedVersion,
-                                               completion: completion))
-    }
-
-    /// The same, answered by calling `completion` on the writer thread once the input's
-    /// transaction has committed (or failed). The caller's thread does not wait.
-    /// With `expectedVersion` (`If-Match`) the input is refused, changing nothing, when the
-    /// session is no longer at that version.
-    public func apply(_ input: Input, to id: String, ifVersion expectedVersion: Int? = nil,
-                      completion: @escaping @Sendable (Result<Write, StoreError>) -> Void) {
-        applyAll([.input(input)], to: id, ifVersion: expectedVersion) { result in
-            completion(result.map { $0[0] })
-        }
     }
 
     /// One transaction for a batch of inputs, in arrival order. An input the session refuses
@@ -100,6 +114,13 @@ extension SessionStore {
                 return latest
             }, committed: { latest in
                 for stored in latest.values { cache.put(stored) }
+                // A view an answer encoded in the transaction (`Idempotency-Key`) is kept for
+                // the reads that follow, as `viewBytes(after:)` keeps one encoded after it.
+                for pending in batch {
+                    guard case let .success(writes)? = pending.result, let last = writes.last, !last.stored.isWall,
+                          let view = last.encodedView.ifEncoded else { continue }
+                    cache.remember(view: view, of: last.stored.id, version: last.stored.version)
+                }
             })
         } catch {
             for pending in batch { pending.result = .failure(error) }
@@ -147,6 +168,29 @@ extension SessionStore {
         })
         if let changed { notifyChanged([changed.id]) }
         return result
+    }
+}
+
+/// A write's view, encoded once.
+final class EncodedView: @unchecked Sendable {
+    private let lock = NSLock()
+    // Guarded by `lock`.
+    private var encoded: [UInt8]?
+
+    func bytes(of stored: StoredSession) -> [UInt8] {
+        lock.lock()
+        defer { lock.unlock() }
+        if let encoded { return encoded }
+        let bytes = stored.viewBytes
+        encoded = bytes
+        return bytes
+    }
+
+    /// The bytes if they were encoded.
+    var ifEncoded: [UInt8]? {
+        lock.lock()
+        defer { lock.unlock() }
+        return encoded
     }
 }
 
