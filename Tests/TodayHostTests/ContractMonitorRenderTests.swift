@@ -259,4 +259,29 @@ import Testing
         #expect(early.viewWithoutCounts["pull"]?["lastOutcome"] == "succeeded")
         #expect(early.settled == conforming.settled)
     }
+
+    /// M7: an expired request's `request timedOut` entry, then its own M7, request by request,
+    /// all before the recovery reload the expiry makes.
+    @Test func m7_eachExpiredRequestsTimedOutEntryIsFollowedByItsOwnViolation() throws {
+        var runner = SessionRunner.make()
+        try runner.apply(.lifecycle(.tabActivated(requestId: "t1")))
+        try runner.advance(to: 1000)
+        try runner.apply(.lifecycle(.socketEvent(requestId: "s1")))
+        let expiry = try runner.advance(to: 5000)
+        let reloadId = try #require(runner.session.document.requestId)
+        #expect(expiry.placed == ["input:clock(-)", "watchdog:softRefreshDeadline(-)",
+                                  "request:timedOut(t1)", "violation:M7(t1)",
+                                  "request:timedOut(s1)", "violation:M7(s1)",
+                                  "navigation:recovery(\(reloadId))"])
+    }
+
+    /// M9 before M6: one `loadFailed` after a rendered batch of a load Web never released breaks
+    /// both; both follow the bridge entry they judge, lower rule first.
+    @Test func m9_m6_oneLoadFailedBreakingBothIsJudgedInRuleOrder() throws {
+        var runner = SessionRunner.make()
+        try runner.apply(Web.firstBatch())
+        let failed = try runner.apply(Web.loadFailed())
+        #expect(failed.placed == ["input:todayPage.loadFailed(-)", "bridge:todayPage.loadFailed(-)",
+                                  "violation:M9(-)", "violation:M6(-)"])
+    }
 }

@@ -266,4 +266,16 @@ import Testing
         #expect(try soft.apply(Web.result("p1")).violations == [])
         #expect(soft.viewViolationCount == 0)
     }
+
+    /// M1 before M4: a second answer to a soft request, and `cancelled` at that, breaks both;
+    /// the stale result settles nothing, so they follow its bridge entry.
+    @Test func m1_m4_aSecondCancelledAnswerIsJudgedInRuleOrder() throws {
+        var runner = SessionRunner.make()
+        try runner.apply(.lifecycle(.tabActivated(requestId: "t1")))
+        let first = try runner.apply(Web.result("t1", "failed"))
+        #expect(first.violations == [])
+        let second = try runner.apply(Web.result("t1", "cancelled"))
+        #expect(second.placed == ["input:todayPage.refreshResult(-)", "bridge:todayPage.refreshResult(t1)",
+                                  "violation:M1(t1)", "violation:M4(t1)"])
+    }
 }

@@ -275,4 +275,59 @@ import Testing
         #expect(runner.header == .hidden)
         #expect(runner.timers == [])
     }
+
+    @Test func h13_headerResultShowsUpdatedAtPlus999AndHiddenAtPlus1000() throws {
+        var runner = SessionRunner.make()
+        try runner.apply(Web.started("h1"))
+        try runner.advance(to: 2000)
+        try runner.apply(Web.result("h1", "succeeded"))
+        #expect(runner.header == .updated)
+
+        #expect(try runner.advance(by: 999).trace == ["input:clock"])
+        #expect(runner.now == 2999)
+        #expect(runner.header == .updated)
+        #expect(runner.headerId == "h1")
+
+        let edge = try runner.advance(by: 1)
+        #expect(edge.trace == ["input:clock", "watchdog:headerHide", "header:hidden"])
+        #expect(edge.entries(.header)[0].atMs == 3000)
+        #expect(runner.header == .hidden)
+    }
+}
+
+/// H12 at the bridge boundary: the capability `today_page_revalidate_feedback.v1` gates
+/// `refreshStarted` and nothing else.
+@Suite struct HeaderCapabilityParsingTests {
+    static let hostsWithoutFeedback = [
+        BridgeParser(capabilities: [], loadingGate: .presentation),
+        BridgeParser(capabilities: [Capability.liveWidgetCreation, Capability.nativeDialog], loadingGate: .presentation),
+        BridgeParser(capabilities: [], loadingGate: .render),
+    ]
+
+    /// H12, M2: without `today_page_revalidate_feedback.v1`, refreshStarted is unknown whatever its form.
+    @Test(arguments: hostsWithoutFeedback)
+    func h12_refreshStartedWithoutCapabilityIsIgnoredEvenWhenMalformed(_ host: BridgeParser) {
+        let messages: [JSON] = [
+            WellFormed.refreshStarted,
+            WellFormed.refreshStarted.withField("schemaVersion", 2),
+            WellFormed.refreshStarted.withField("requestId", nil),
+            WellFormed.refreshStarted.withField("requestId", ""),
+            WellFormed.refreshStarted.withField("presentation", "toast"),
+            ["type": "todayPage.refreshStarted"],
+        ]
+        for message in messages {
+            #expect(parse(message, on: host) == .ignored(.capabilityNotAdvertised), "\(message.serialized())")
+        }
+    }
+
+    /// The capability gates only refreshStarted: results and render events still parse.
+    @Test func h12_otherTodayPageEventsNeedNoCapability() {
+        let oldBuild = BridgeParser(capabilities: [], loadingGate: .presentation)
+        #expect(parse(WellFormed.refreshResult, on: oldBuild) == parse(WellFormed.refreshResult))
+        #expect(parse(WellFormed.firstBatchRendered, on: oldBuild) == parse(WellFormed.firstBatchRendered))
+        guard case .rejected = parse(WellFormed.refreshResult.withField("mode", "medium"), on: oldBuild) else {
+            Issue.record("a malformed refreshResult is rejected on any host")
+            return
+        }
+    }
 }

@@ -240,4 +240,28 @@ import Testing
         #expect(runner.loadId == 3)
         #expect(runner.recoveryArmed == true)
     }
+
+    @Test func h15_foregroundReturnAfterExactly4999msRequestsNothing() throws {
+        var runner = SessionRunner.make()
+        try runner.advance(to: 1000)
+        let back = try runner.returnFromBackground(at: 5999, requestId: "fg-1")
+        #expect(back.trace == ["input:foreground", "emit:webView.visibilityWillChange", "emit:webView.visibilityChanged",
+                               "analytics:page_view"])
+        #expect(runner.refreshRequests == [])
+        #expect(runner.pending == [])
+        #expect(runner.timers == [])
+    }
+
+    @Test func h15_foregroundReturnAfterExactly5000msMakesOneAppForegroundRequest() throws {
+        var runner = SessionRunner.make()
+        try runner.advance(to: 1000)
+        let back = try runner.returnFromBackground(at: 6000, requestId: "fg-1")
+        #expect(back.trace == ["input:foreground", "emit:webView.visibilityWillChange", "emit:webView.visibilityChanged",
+                               "analytics:page_view", "emit:todayPage.refreshRequested"])
+        #expect(runner.refreshRequests == [
+            ["type": "todayPage.refreshRequested", "schemaVersion": 1, "requestId": "fg-1", "reason": "app_foreground"],
+        ])
+        #expect(runner.pending == ["fg-1"])
+        #expect(runner.timers == ["softRefreshDeadline(-)@11000"])
+    }
 }

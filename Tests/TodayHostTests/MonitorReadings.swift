@@ -68,3 +68,16 @@ extension Web {
                               ["actionId": "keep", "title": "Keep"]])])
     }
 }
+
+/// Where violation entries stand in the timeline (docs/RULES.md#the-contract-monitor): each
+/// follows the entry it judges, and several from one input come in rule order; the monitor tests
+/// that read them in place use this.
+extension Applied {
+    /// Every entry this input appended, violations included, as `kind:type(requestId)`; a
+    /// violation reads as `violation:` and its `violationLine`, so a malformed one shows.
+    var placed: [String] {
+        entries.map { entry in
+            entry.kind == .violation ? "violation:\(entry.violationLine)" : "\(entry.line)(\(entry.requestId ?? "-"))"
+        }
+    }
+}

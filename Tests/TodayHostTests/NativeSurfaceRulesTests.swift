@@ -54,7 +54,7 @@ import Testing
     }
 
     /// H1: `ctx` is any JSON value (usually an object) and travels as given.
-    @Test func h1_h24_ctxIsAnyJSONValueAndTravelsAsGiven() throws {
+    @Test func h24_h1_ctxIsAnyJSONValueAndTravelsAsGiven() throws {
         let contexts: [JSON] = [["screen": "today", "ab": ["variant": 2]], [1, "two"], .double(3.5), false, "plain"]
         for ctx in contexts {
             var runner = SessionRunner.make { $0.analytics = AnalyticsBase(ctx: ctx) }

@@ -165,4 +165,40 @@ import Testing
         #expect(runner.pull == .idle)
         #expect(runner.session.pull.lastOutcome == .timedOut)
     }
+
+    @Test func h10_secondPullAtExactly10000msReloadsWithCauseManualRepeat() throws {
+        var runner = SessionRunner.make()
+        try runner.apply(.gesture(.pull(requestId: "p1")))
+        try runner.advance(to: 1000)
+        try runner.apply(Web.result("p1", "succeeded"))
+        try runner.advance(to: 10000)
+
+        let second = try runner.apply(.gesture(.pull(requestId: "p2")))
+        #expect(second.trace == ["input:pull", "pull:refreshing", "navigation:manualRepeat"])
+        #expect(second.entries(.navigation)[0].data
+                == ["loadId": 2, "url": "/embed/feeds/v1?language=en&uid=u1&requestId=p2", "cause": "manualRepeat"])
+        #expect(runner.refreshRequests.count == 1)
+        #expect(runner.pending == [])
+        #expect(runner.pullId == "p2")
+        #expect(runner.timers == ["pullWatchdog(p2)@22000"])
+        #expect(runner.session.document.requestId == "p2")
+        #expect(runner.session.document.awaitingResult == true)
+    }
+
+    @Test func h10_secondPullAt10001msIsASoftRequest() throws {
+        var runner = SessionRunner.make()
+        try runner.apply(.gesture(.pull(requestId: "p1")))
+        try runner.advance(to: 1000)
+        try runner.apply(Web.result("p1", "succeeded"))
+        try runner.advance(to: 10001)
+
+        let second = try runner.apply(.gesture(.pull(requestId: "p2")))
+        #expect(second.trace == ["input:pull", "pull:refreshing", "emit:todayPage.refreshRequested"])
+        #expect(second.entries(.emit)[0].data["payload"]
+                == ["type": "todayPage.refreshRequested", "schemaVersion": 1, "requestId": "p2", "reason": "user_pull"])
+        #expect(runner.loadId == 1)
+        #expect(runner.pending == ["p2"])
+        #expect(runner.pullId == "p2")
+        #expect(runner.timers == ["softRefreshDeadline(-)@15001", "pullWatchdog(p2)@22001"])
+    }
 }

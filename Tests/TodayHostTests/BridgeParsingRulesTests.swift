@@ -50,10 +50,10 @@ extension JSON {
 }
 
 /// A host on `/embed/feeds/v1` with the default capabilities and the `presentation` gate.
-private let feedsHost = BridgeParser(
+let feedsHost = BridgeParser(
     capabilities: [Capability.revalidateFeedback, Capability.liveWidgetCreation], loadingGate: .presentation)
 
-private func parse(_ message: JSON, on parser: BridgeParser = feedsHost) -> BridgeParse {
+func parse(_ message: JSON, on parser: BridgeParser = feedsHost) -> BridgeParse {
     parser.parse(type: message["type"]!.stringValue!, message: message)
 }
 
@@ -317,56 +317,269 @@ struct Breakage: Sendable, CustomTestStringConvertible {
         let message: JSON = ["type": .string(type), "schemaVersion": 99, "requestId": 5]
         #expect(feedsHost.parse(type: type, message: message) == .ignored(.unknownEvent))
     }
+}
 
-    static let hostsWithoutFeedback = [
-        BridgeParser(capabilities: [], loadingGate: .presentation),
-        BridgeParser(capabilities: [Capability.liveWidgetCreation, Capability.nativeDialog], loadingGate: .presentation),
-        BridgeParser(capabilities: [], loadingGate: .render),
-    ]
-
-    /// H12, M2: without `today_page_revalidate_feedback.v1`, refreshStarted is unknown whatever its form.
-    @Test(arguments: hostsWithoutFeedback)
-    func h12_refreshStartedWithoutCapabilityIsIgnoredEvenWhenMalformed(_ host: BridgeParser) {
-        let messages: [JSON] = [
-            WellFormed.refreshStarted,
-            WellFormed.refreshStarted.withField("schemaVersion", 2),
-            WellFormed.refreshStarted.withField("requestId", nil),
-            WellFormed.refreshStarted.withField("requestId", ""),
-            WellFormed.refreshStarted.withField("presentation", "toast"),
-            ["type": "todayPage.refreshStarted"],
-        ]
-        for message in messages {
-            #expect(parse(message, on: host) == .ignored(.capabilityNotAdvertised), "\(message.serialized())")
-        }
+/// H21 at the session: a rejected event never reaches a coordinator, and the timeline says why.
+@Suite struct BridgeBoundarySessionTests {
+    /// Everything a coordinator could change is as it was; only `version` and the timeline moved.
+    private func expectNothingReachedACoordinator(_ before: SessionRunner, _ after: SessionRunner,
+                                                  _ applied: Applied, sourceLocation: SourceLocation = #_sourceLocation) {
+        let (old, new) = (before.session, after.session)
+        #expect(new.app == old.app, sourceLocation: sourceLocation)
+        #expect(new.document == old.document, sourceLocation: sourceLocation)
+        #expect(new.header == old.header, sourceLocation: sourceLocation)
+        #expect(new.pull == old.pull, sourceLocation: sourceLocation)
+        #expect(new.manualWindow == old.manualWindow, sourceLocation: sourceLocation)
+        #expect(new.refresh == old.refresh, sourceLocation: sourceLocation)
+        #expect(new.recovery == old.recovery, sourceLocation: sourceLocation)
+        #expect(new.requestCounter == old.requestCounter, sourceLocation: sourceLocation)
+        #expect(new.nowMs == old.nowMs, sourceLocation: sourceLocation)
+        #expect(new.uid == old.uid && new.isClosed == old.isClosed, sourceLocation: sourceLocation)
+        #expect(after.ledger == before.ledger, sourceLocation: sourceLocation)
+        #expect(applied.ledgerWrites == [], sourceLocation: sourceLocation)
+        #expect(new.version == old.version + 1, sourceLocation: sourceLocation)
+        #expect(new.watchdogs == old.watchdogs, sourceLocation: sourceLocation)
+        // An `input` and a `bridge` entry; a contract-monitor `violation` (M8) may follow, nothing else.
+        #expect(applied.kinds.filter { $0 != .violation } == [.input, .bridge], sourceLocation: sourceLocation)
+        // Every todayPage.* event resolves `undefined`.
+        #expect(applied.resolution == .null, sourceLocation: sourceLocation)
     }
 
-    /// The capability gates only refreshStarted: results and render events still parse.
-    @Test func h12_otherTodayPageEventsNeedNoCapability() {
-        let oldBuild = BridgeParser(capabilities: [], loadingGate: .presentation)
-        #expect(parse(WellFormed.refreshResult, on: oldBuild) == parse(WellFormed.refreshResult))
-        #expect(parse(WellFormed.firstBatchRendered, on: oldBuild) == parse(WellFormed.firstBatchRendered))
-        guard case .rejected = parse(WellFormed.refreshResult.withField("mode", "medium"), on: oldBuild) else {
-            Issue.record("a malformed refreshResult is rejected on any host")
-            return
-        }
+    @Test func h21_rejectedResultLeavesThePendingRequestAndSpinnerAlone() throws {
+        var runner = SessionRunner.make()
+        try runner.apply(.gesture(.pull(requestId: "pull-1")))
+        #expect(runner.pending == ["pull-1"])
+        #expect(runner.pullId == "pull-1")
+        let before = runner
+        let message = WellFormed.refreshResult.withField("requestId", "pull-1").withField("mode", "medium")
+        let applied = try runner.apply(.webEvent(message))
+
+        expectNothingReachedACoordinator(before, runner, applied)
+        #expect(runner.pending == ["pull-1"])
+        #expect(runner.pull == before.pull)
+        let reason = #"mode: must be "hard" or "soft", got "medium""#
+        #expect(applied.outcome == .rejected(BridgeRejection(field: "mode", problem: #"must be "hard" or "soft", got "medium""#)))
+        let bridge = try #require(applied.entries.first { $0.kind == .bridge })
+        #expect(bridge.type == "todayPage.refreshResult")
+        #expect(bridge.requestId == "pull-1")
+        #expect(bridge.data == ["outcome": "rejected", "reason": .string(reason), "field": "mode"])
+        let input = try #require(applied.entries.first)
+        #expect(input.data == ["input": message, "outcome": "rejected", "reason": .string(reason), "via": "webEvent"])
     }
 
-    /// H23 (docs/RULES.md#h23): a `render`-gate host ignores webView.loadingPresentation; to it the
-    /// event does not exist, whatever its form.
-    @Test func h23_loadingPresentationOnRenderGateIsUnknownWhateverItsForm() {
-        let renderHost = BridgeParser(capabilities: [Capability.revalidateFeedback], loadingGate: .render)
-        let messages: [JSON] = [
-            WellFormed.loadingPresentation,
-            WellFormed.loadingPresentation.withField("owner", nil),
-            WellFormed.loadingPresentation.withField("owner", 1),
-            WellFormed.loadingPresentation.withField("schemaVersion", 2),
-            ["type": "webView.loadingPresentation"],
-        ]
-        for message in messages {
-            #expect(parse(message, on: renderHost) == .ignored(.unknownEvent), "\(message.serialized())")
+    @Test func h21_rejectedStartShowsNoHeaderAndRecordsNoWebMintedId() throws {
+        var runner = SessionRunner.make()
+        let before = runner
+        let message = WellFormed.refreshStarted.withField("requestId", "web-9").withField("presentation", "toast")
+        let applied = try runner.apply(.webEvent(message))
+
+        expectNothingReachedACoordinator(before, runner, applied)
+        #expect(runner.header == .hidden)
+        #expect(runner.ledger.record(for: "web-9") == nil)
+        let bridge = try #require(applied.entries.first { $0.kind == .bridge })
+        #expect(bridge.data == ["outcome": "rejected", "reason": #"presentation: must be "header", got "toast""#,
+                                "field": "presentation"])
+        // The id was never seen: a caller may still use it (H4).
+        try runner.apply(.lifecycle(.tabActivated(requestId: "web-9")))
+        #expect(runner.pending == ["web-9"])
+    }
+
+    @Test func h21_rejectedRenderEventLeavesTheDocumentLoading() throws {
+        var runner = SessionRunner.make { $0.loadingGate = .render }
+        let before = runner
+        let applied = try runner.apply(.webEvent(WellFormed.firstBatchRendered.withField("elapsedMs", -1)))
+
+        expectNothingReachedACoordinator(before, runner, applied)
+        #expect(runner.session.document.state == .loading)
+        #expect(runner.session.document.overlay.state == .visible)
+        let bridge = try #require(applied.entries.first { $0.kind == .bridge })
+        #expect(bridge.data == ["outcome": "rejected", "reason": "elapsedMs: must be >= 0", "field": "elapsedMs"])
+    }
+
+    @Test func h21_rejectedLoadingPresentationLeavesTheOverlayUp() throws {
+        var runner = SessionRunner.make()
+        let before = runner
+        let applied = try runner.apply(.webEvent(WellFormed.loadingPresentation.withField("owner", 1)))
+
+        expectNothingReachedACoordinator(before, runner, applied)
+        #expect(runner.session.document.overlay.state == .visible)
+        let bridge = try #require(applied.entries.first { $0.kind == .bridge })
+        #expect(bridge.data["outcome"] == "rejected")
+        #expect(bridge.data["field"] == "owner")
+        #expect(bridge.data["reason"]?.stringValue?.hasPrefix("owner: ") == true)
+        // A well-formed release still works afterwards.
+        try runner.apply(Web.loadingPresentation())
+        #expect(runner.session.document.overlay.state == .hidden)
+    }
+
+    @Test func h21_unknownEventIsIgnoredWithItsReasonAndNoField() throws {
+        var runner = SessionRunner.make()
+        let applied = try runner.apply(.webEvent(["type": "todayPage.somethingNew", "requestId": "x"]))
+        #expect(applied.outcome == .ignored(.unknownEvent))
+        #expect(applied.resolution == .null)
+        let bridge = try #require(applied.entries.first { $0.kind == .bridge })
+        #expect(bridge.data == ["outcome": "ignored", "reason": "unknownEvent"])
+    }
+
+    /// H21: a body with no string `type` is not a bridge message: 400, and nothing changes.
+    @Test(arguments: [
+        JSON.object([("schemaVersion", 1), ("requestId", "r-1")]),
+        ["type": 5],
+        ["type": .null],
+        ["type": ["todayPage.refreshResult"]],
+        [:],
+        ["todayPage.refreshResult"],
+        "todayPage.refreshResult",
+        .null,
+    ] as [JSON])
+    func h21_bodyWithoutStringTypeIsInvalid(_ body: JSON) {
+        var runner = SessionRunner.make()
+        let before = runner
+        do {
+            try runner.apply(.webEvent(body))
+            Issue.record("\(body.serialized()) was accepted")
+        } catch {
+            guard case .invalidField("type", _) = error else {
+                Issue.record("expected invalidField(type), got \(error)")
+                return
+            }
         }
-        // The render events it does use still parse there.
-        #expect(parse(WellFormed.firstBatchRendered, on: renderHost)
-            == .event(.firstBatchRendered(batchId: "b1", elapsedMs: 120, requestId: nil)))
+        #expect(runner.session == before.session)
+        #expect(runner.timeline == before.timeline)
+    }
+
+    @Test func h21_unknownEventTypesAreIgnoredAndResolveNull() throws {
+        var runner = SessionRunner.make()
+        for type in ["todayPage.somethingNew", "webView.somethingElse"] {
+            let applied = try runner.apply(Web.message([("type", .string(type)), ("schemaVersion", 1)]))
+            #expect(applied.outcome == .ignored(.unknownEvent), "\(type)")
+            #expect(applied.resolution == .null)
+            #expect(applied.trace == ["input:\(type)", "bridge:\(type)"])
+            #expect(applied.entries(.bridge)[0].data == ["outcome": "ignored", "reason": "unknownEvent"])
+        }
+        #expect(runner.session.version == 3)
+    }
+
+    @Test func h21_unknownFieldsAreIgnored() throws {
+        var runner = SessionRunner.make()
+        try runner.apply(.lifecycle(.tabActivated(requestId: "t1")))
+        let start = try runner.apply(Web.refreshStarted([("schemaVersion", 1), ("requestId", "h1"), ("presentation", "header"),
+                                                         ("surface", "x"), ("extra", ["nested": true])]))
+        #expect(start.outcome == .applied)
+        #expect(runner.header == .refreshing)
+        let result = try runner.apply(Web.refreshResult([("schemaVersion", 1), ("requestId", "t1"), ("mode", "soft"),
+                                                         ("status", "succeeded"), ("cacheHit", true)]))
+        #expect(result.outcome == .applied)
+        #expect(runner.settled == ["t1": "succeeded"])
+    }
+
+    @Test func h21_aKnownEventBreakingItsShapeIsRejectedAndNeverReachesACoordinator() throws {
+        var runner = SessionRunner.make()
+        try runner.apply(.lifecycle(.tabActivated(requestId: "t1")))
+        let applied = try runner.apply(Web.refreshResult([("schemaVersion", 1), ("requestId", "t1"), ("mode", "medium"),
+                                                          ("status", "succeeded")]))
+        #expect(applied.outcome.name == "rejected")
+        #expect(applied.resolution == .null)
+        #expect(applied.trace == ["input:todayPage.refreshResult", "bridge:todayPage.refreshResult"])
+        #expect(applied.entries(.bridge)[0].data == ["outcome": "rejected", "reason": "mode: must be \"hard\" or \"soft\", got \"medium\"",
+                                                     "field": "mode"])
+        #expect(applied.entries(.input)[0].data["outcome"] == "rejected")
+        #expect(runner.pending == ["t1"])
+        #expect(runner.settled == [:])
+        #expect(runner.timers == ["softRefreshDeadline(-)@5000"])
+    }
+
+    @Test func h21_everyShapeRuleOfTheTableRejectsWithTheFieldNamed() throws {
+        let broken: [(type: String, members: [(String, JSON)], field: String)] = [
+            ("todayPage.refreshResult", [("requestId", "t1"), ("mode", "soft"), ("status", "succeeded")], "schemaVersion"),
+            ("todayPage.refreshResult", [("schemaVersion", 1), ("requestId", ""), ("mode", "soft"), ("status", "succeeded")], "requestId"),
+            ("todayPage.refreshResult", [("schemaVersion", 1), ("requestId", "t1"), ("status", "succeeded")], "mode"),
+            ("todayPage.refreshResult", [("schemaVersion", 1), ("requestId", "t1"), ("mode", "soft"), ("status", 3)], "status"),
+            ("todayPage.refreshResult", [("schemaVersion", 1), ("requestId", "t1"), ("mode", "soft"), ("status", "failed"),
+                                         ("elapsedMs", -1)], "elapsedMs"),
+            ("todayPage.refreshResult", [("schemaVersion", 1), ("requestId", "t1"), ("mode", "soft"), ("status", "failed"),
+                                         ("error", "boom")], "error"),
+            ("todayPage.refreshResult", [("schemaVersion", 1), ("requestId", "t1"), ("mode", "soft"), ("status", "failed"),
+                                         ("loadId", 5)], "loadId"),
+            ("todayPage.firstBatchRendered", [("schemaVersion", 2), ("batchId", "b1"), ("elapsedMs", 1)], "schemaVersion"),
+            ("todayPage.firstBatchRendered", [("schemaVersion", 1), ("batchId", ""), ("elapsedMs", 1)], "batchId"),
+            ("todayPage.firstBatchRendered", [("schemaVersion", 1), ("batchId", "b1")], "elapsedMs"),
+            ("todayPage.firstBatchRendered", [("schemaVersion", 1), ("batchId", "b1"), ("elapsedMs", 1), ("requestId", 5)], "requestId"),
+            ("todayPage.allBatchesRendered", [("schemaVersion", 1), ("status", "done"), ("empty", false), ("elapsedMs", 1)], "status"),
+            ("todayPage.allBatchesRendered", [("schemaVersion", 1), ("status", "partial"), ("empty", "no"), ("elapsedMs", 1)], "empty"),
+            ("todayPage.allBatchesRendered", [("schemaVersion", 1), ("status", "partial"), ("empty", true), ("elapsedMs", -5)], "elapsedMs"),
+            ("todayPage.loadFailed", [("schemaVersion", 1), ("elapsedMs", 1)], "error"),
+            ("todayPage.loadFailed", [("schemaVersion", 1), ("error", "x"), ("elapsedMs", "1")], "elapsedMs"),
+            ("webView.loadingPresentation", [("reason", "placeholders_visible")], "owner"),
+            ("webView.loadingPresentation", [("owner", "web"), ("schemaVersion", 2)], "schemaVersion"),
+            ("webView.loadingPresentation", [("owner", "web"), ("reason", 1)], "reason"),
+        ]
+        var runner = SessionRunner.make()
+        try runner.apply(.lifecycle(.tabActivated(requestId: "t1")))
+        for (type, members, field) in broken {
+            let applied = try runner.apply(Web.message([("type", .string(type))] + members))
+            #expect(applied.outcome.name == "rejected", "\(type) \(field)")
+            #expect(applied.entries(.bridge)[0].data["field"] == .string(field), "\(type) \(field)")
+            #expect(applied.resolution == .null)
+        }
+        #expect(runner.pending == ["t1"])
+        #expect(runner.documentState == .loading)
+        #expect(runner.overlay == .visible)
+    }
+
+    /// The table's other known events (`track`, `webView.navigationAction`, `liveWidgetCreation.present`,
+    /// `nativeDialog.present`) are known too: a broken shape is `rejected`, not `unknownEvent`.
+    @Test func h21_knownNonTodayPageEventsBreakingTheirShapeAreRejected() throws {
+        let broken: [(type: String, members: [(String, JSON)], field: String)] = [
+            ("track", [("event", "")], "event"),
+            ("track", [("event", "card_tap"), ("properties", "x")], "properties"),
+            ("track", [("event", "card_tap"), ("schemaVersion", 2)], "schemaVersion"),
+            ("webView.navigationAction", [("url", 5)], "url"),
+            ("liveWidgetCreation.present", [("schemaVersion", 2)], "schemaVersion"),
+            ("nativeDialog.present", [("title", 1), ("actions", [["actionId": "a", "title": "A"]])], "title"),
+            ("nativeDialog.present", [("title", "Delete?"), ("actions", [])], "actions"),
+        ]
+        var runner = SessionRunner.make { $0.route = "/embed/feeds/v1/edit" }
+        for (type, members, field) in broken {
+            let applied = try runner.apply(Web.message([("type", .string(type))] + members))
+            #expect(applied.outcome.name == "rejected", "\(type) \(field)")
+            #expect(applied.entries(.bridge)[0].data["field"] == .string(field), "\(type) \(field)")
+        }
+        let duplicateIds = try runner.apply(Web.message([("type", "nativeDialog.present"), ("title", "Delete?"),
+                                                         ("actions", [["actionId": "a", "title": "A"], ["actionId": "a", "title": "B"]])]))
+        #expect(duplicateIds.outcome.name == "rejected")
+    }
+
+    @Test func h21_optionalFieldsGivenAsNullCountAsAbsent() throws {
+        var runner = SessionRunner.make()
+        let render = try runner.apply(Web.message([("type", "todayPage.firstBatchRendered"), ("schemaVersion", 1),
+                                                   ("batchId", "b1"), ("elapsedMs", 5), ("requestId", nil)]))
+        #expect(render.outcome == .applied)
+        #expect(runner.documentState == .rendered)
+        let release = try runner.apply(Web.message([("type", "webView.loadingPresentation"), ("owner", "web"),
+                                                    ("schemaVersion", nil), ("reason", nil)]))
+        #expect(release.outcome == .applied)
+        #expect(runner.overlay == .hidden)
+    }
+
+    @Test func h21_anyStatusStringIsAcceptedAndSettlesAsUnknown() throws {
+        var runner = SessionRunner.make()
+        try runner.apply(.lifecycle(.tabActivated(requestId: "t1")))
+        let result = try runner.apply(Web.result("t1", "partially-fresh"))
+        #expect(result.outcome == .applied)
+        #expect(runner.settled == ["t1": "unknown"])
+        #expect(runner.loadId == 1)
+    }
+
+    @Test func h21_aBodyWithNoStringTypeIsNotABridgeMessage() throws {
+        var runner = SessionRunner.make()
+        let seq = runner.lastSeq
+        for body: JSON in [["schemaVersion": 1], ["type": 5], ["type": nil], .array(["todayPage.refreshStarted"]), "todayPage.x"] {
+            let refusal = runner.refused(.webEvent(body))
+            let error = try #require(refusal)
+            #expect(invalidField(error) == "type")
+        }
+        #expect(runner.lastSeq == seq)
+        #expect(runner.session.version == 1)
     }
 }
