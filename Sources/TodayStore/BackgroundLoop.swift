@@ -15,15 +15,19 @@ public final class BackgroundLoop: @unchecked Sendable {
     private var started = false
     private var retryAsked = false
     private let firstRetry: TimeInterval
+    /// What "now" and "until" mean to the loop (`SystemTime`; a test's `ManualTime`).
+    private let time: any TimeSource
 
     /// `nextWake` returning `nil` sleeps until a poke. Work that throws is retried with a
     /// growing wait (`RetryBackoff`, from `firstRetry` seconds), pokes notwithstanding, and
-    /// `report` hears of it.
+    /// `report` hears of it. `time`: the clock `nextWake` and the backoff are read on.
     public init(name: String, nextWake: @escaping @Sendable () -> Date?,
                 report: @escaping @Sendable (String) -> Void = { _ in },
                 firstRetry: TimeInterval = 0.1,
+                time: any TimeSource = SystemTime(),
                 work: @escaping @Sendable () throws -> Void) {
         self.firstRetry = firstRetry
+        self.time = time
         self.name = name
         self.nextWake = nextWake
         self.report = report
@@ -77,8 +81,8 @@ public final class BackgroundLoop: @unchecked Sendable {
                     retryAsked = false
                     backoff.retryNow()
                 }
-                if let until = backoff.until, Date() < until {
-                    _ = condition.wait(until: until)
+                if let until = backoff.until, time.now < until {
+                    _ = time.wait(condition, until: until)
                     continue
                 }
                 if poked { break }
@@ -86,7 +90,7 @@ public final class BackgroundLoop: @unchecked Sendable {
                     condition.wait()
                     continue
                 }
-                if Date() >= planned || !condition.wait(until: planned) { break }
+                if time.now >= planned || !time.wait(condition, until: planned) { break }
             }
             poked = false
             if stopped {
@@ -100,7 +104,7 @@ public final class BackgroundLoop: @unchecked Sendable {
                 try work()
                 if let line = backoff.succeeded() { report("\(name): \(line)") }
             } catch {
-                if let line = backoff.failed(error, at: Date()) { report("\(name): \(line)") }
+                if let line = backoff.failed(error, at: time.now) { report("\(name): \(line)") }
                 // Try again once the backoff is over, even a loop that only wakes when poked.
                 condition.lock()
                 poked = true

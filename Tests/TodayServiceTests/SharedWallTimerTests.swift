@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TodayHost
+import TodayStore
 import TodayTestSupport
 
 /// Issue 15, item 3: two servers on one PostgreSQL database, a `wall` session read by both.
@@ -11,7 +12,7 @@ import TodayTestSupport
 struct SharedWallTimerTests {
     @Test func aTimerAnotherServerFiredIsReadNotFiredAgain() async throws {
         let database = try TestPostgres.database()
-        let clock = ManualClock()
+        let clock = ManualTime()
         let first = try TestServer(clock: clock, database: database.uri)
         let second = try TestServer(clock: clock, database: database.uri)
         let a = Client(server: first), b = Client(server: second)

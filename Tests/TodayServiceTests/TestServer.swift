@@ -27,8 +27,9 @@ final class TestServer: @unchecked Sendable {
     private(set) var expiry: SessionExpiry?
     private(set) var store: SessionStore?
     let retentionMs: Millis?
-    /// The store's Unix clock when the test moves it by hand; the real one otherwise.
-    let clock: ManualClock?
+    /// The store's time when the test moves it by hand (`ManualTime`: the scheduler and the
+    /// expiry wake at each move); this machine's otherwise.
+    let clock: ManualTime?
     let token: String?
     /// `--token-file` pairs: tokens that see one label only.
     let labelTokens: [(token: String, label: String)]
@@ -75,7 +76,7 @@ final class TestServer: @unchecked Sendable {
          limitNoteInterval: TimeInterval = 3600, statementDeadline: Duration = .seconds(600),
          rescanInterval: TimeInterval = WallClockScheduler.defaultRescanInterval, longestWaitMs: Int = 30_000,
          traceLimit: Int = 256 << 20, fieldValidation: FieldValidation = .warn,
-         clock: ManualClock? = nil,
+         clock: ManualTime? = nil,
          chunkRows: Int = SessionStore.defaultChunkRows, database given: String? = nil,
          firstObserver: (@Sendable (SessionStore, [String]) -> Void)? = nil) throws {
         self.firstObserver = firstObserver
@@ -149,7 +150,7 @@ final class TestServer: @unchecked Sendable {
         var opened: Result<SessionStore, StoreError>!
         eventuallyOnThisThread(within: 30, pollMs: 10) {
             opened = Result { () throws(StoreError) in
-                try SessionStore.open(database, chunkRows: chunkRows, unixNow: clock?.read, statementDeadline: statementDeadline)
+                try SessionStore.open(database, chunkRows: chunkRows, time: clock, statementDeadline: statementDeadline)
             }
             guard case let .failure(.inUse(_, holder)) = opened, holder == getpid() else { return true }
             return false

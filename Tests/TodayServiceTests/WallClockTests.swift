@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TodayHost
+import TodayStore
 import TodayTestSupport
 
 /// `wall` sessions (C1): watchdogs fire on their own, and after a restart the ones that fell
@@ -8,7 +9,7 @@ import TodayTestSupport
 ///
 /// These pass however they are run (alone, beside the whole suite, under a sanitizer). Where
 /// the property is about the store's arithmetic (downtime, tags, idle time) the test moves a
-/// `ManualClock` by hand and expects exact values. Where it is about real time passing (the
+/// `ManualTime` by hand and expects exact values. Where it is about real time passing (the
 /// scheduler and the expiry thread waking on their own) the name starts with `realTime`: such a
 /// test waits for the condition with a generous deadline and derives its bounds from the times
 /// it observed, so load can only make it slower, not wrong.
@@ -68,6 +69,26 @@ import TodayTestSupport
         #expect((view["clock"]?["nowMs"]?.int64Value ?? 0) >= 600)
     }
 
+    /// The same on a clock the test moves (`ManualTime`): the scheduler sleeps until the clock
+    /// reaches a due time, so nothing fires at 299 ms, the deadline at 300 and the pull's
+    /// watchdog at 600, each exactly on time — no real time passes, none is raced.
+    @Test func watchdogsFireOnTheirOwnWhenTheClockReachesThem() async throws {
+        let clock = ManualTime()
+        let server = try TestServer(rescanInterval: 3600, clock: clock)
+        let client = Client(server: server)
+        _ = try await pullArmingTwoTimers(client)
+        clock.move(by: 299)
+        #expect(try await client.get("/v1/sessions/w1")["watchdogs"]?.arrayValue?.count == 2, "nothing is due at 299 ms")
+        clock.move(by: 1)
+        _ = try await waitUntilFired(client, 1)
+        clock.move(by: 300)
+        _ = try await waitUntilFired(client, 2)
+        let fired = try await watchdogEntries(client, "w1")
+        #expect(fired.map { $0["type"] } == ["softRefreshDeadline", "pullWatchdog"])
+        #expect(fired.compactMap { $0["atMs"]?.int64Value } == [300, 600], "each at its due time")
+        #expect(fired.compactMap { $0["data"]?["lateMs"]?.int64Value } == [0, 0], "no real time in between: never late")
+    }
+
     /// A measurement, not a check (issue 20: no test asserts a latency; `Scripts/bench --wake`
     /// runs it with `TODAYSIM_MEASURE_WAKE=1`): how late each timer fires beyond the delays the
     /// machine imposed on this process meanwhile, with its goal of 50 ms beside it. A probe
@@ -93,7 +114,7 @@ import TodayTestSupport
     }
 
     @Test func timersDueDuringDowntimeFireAtOnceAfterARestart() async throws {
-        let clock = ManualClock()
+        let clock = ManualTime()
         let server = try TestServer(clock: clock)
         var client = Client(server: server)
         try await client.create(["uid": "u1", "id": "w1", "clock": "wall",
@@ -122,7 +143,7 @@ import TodayTestSupport
     }
 
     @Test func wallClockIncludesDowntimeAndNeverGoesBackPastAnInput() async throws {
-        let clock = ManualClock()
+        let clock = ManualTime()
         let server = try TestServer(clock: clock)
         var client = Client(server: server)
         let created = try await client.create(["uid": "u1", "id": "w1", "clock": "wall"])
@@ -142,7 +163,7 @@ import TodayTestSupport
     }
 
     @Test func aWallSessionsTagMovesWhenATimerFiresButNotWithItsClock() async throws {
-        let clock = ManualClock()
+        let clock = ManualTime()
         let server = try TestServer(clock: clock)
         let client = Client(server: server)
         try await client.create(["uid": "u1", "id": "w1", "clock": "wall", "timing": ["softRefreshDeadlineMs": 200]])
@@ -165,7 +186,7 @@ import TodayTestSupport
     /// The idle time and the retention, to the millisecond: the expiry pass (what the expiry
     /// thread runs when it wakes) is called at chosen clock readings.
     @Test func anInputRestartsTheIdleTimeAndTheRetentionCountsFromTheClose() async throws {
-        let clock = ManualClock()
+        let clock = ManualTime()
         let server = try TestServer(retentionMs: 600, clock: clock)
         let client = Client(server: server)
         let store = try #require(server.store)
@@ -213,6 +234,27 @@ import TodayTestSupport
         #expect(inputs.last?["type"] == "teardown", "the expiry is a teardown like any other (H20)")
         #expect(try await client.get("/v1/sessions/kept")["status"] == "active", "no ttlMs: never expires")
         expectProblem(try await client.post("/v1/sessions", ["uid": "u", "ttlMs": 0]), 400, "invalid_field", field: "ttlMs")
+    }
+
+    /// The expiry thread on a clock the test moves: it closes the idle session when the clock
+    /// passes its ttl and purges it when it passes the retention, with no real time raced.
+    @Test func anIdleSessionClosesAndIsPurgedOnItsOwnWhenTheClockPassesItsTtlAndRetention() async throws {
+        let clock = ManualTime()
+        let server = try TestServer(retentionMs: 600, clock: clock)
+        let client = Client(server: server)
+        try await client.create(["uid": "u1", "id": "idle", "clock": "wall", "ttlMs": 300])
+        try await client.create(["uid": "u1", "id": "kept", "clock": "wall"])
+        clock.move(by: 299)
+        #expect(try await client.get("/v1/sessions/idle")["status"] == "active", "idle for 299 ms of its 300")
+        clock.move(by: 1)
+        #expect(try await eventually { try await client.get("/v1/sessions/idle")["status"] == "closed" },
+                "the expiry thread closed it when the clock reached its ttl")
+        clock.move(by: 599)
+        #expect(try await client.get("/v1/sessions/idle")["status"] == "closed", "closed for 599 ms of the 600 kept")
+        clock.move(by: 1)
+        #expect(try await eventually { try await client.get("/v1/sessions/idle").status == 404 },
+                "purged when the clock passed the retention")
+        #expect(try await client.get("/v1/sessions/kept")["status"] == "active", "no ttlMs: never expires")
     }
 
     /// The expiry thread purges a closed session on its own once the retention has passed: it

@@ -19,15 +19,16 @@ public final class WallClockScheduler: Sendable {
         loop = BackgroundLoop(
             name: "todaysim-wall-clock",
             nextWake: {
-                let rescan = Date(timeIntervalSinceNow: rescanInterval)
+                let rescan = store.time.now.addingTimeInterval(rescanInterval)
                 do {
                     return min(try store.nextWallDueDate() ?? rescan, rescan)
                 } catch {
                     // The work that follows fails the same way and backs off.
-                    return Date()
+                    return store.time.now
                 }
             },
             report: { line in log.note(line) },
+            time: store.time,
             work: { try store.fireDueWallTimers() })
     }
 

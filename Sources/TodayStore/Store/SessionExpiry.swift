@@ -11,7 +11,7 @@ public final class SessionExpiry: @unchecked Sendable {
         loop = BackgroundLoop(
             name: "todaysim-expiry",
             nextWake: {
-                var wake = Date(timeIntervalSinceNow: 60)
+                var wake = store.time.now.addingTimeInterval(60)
                 if let idle = try? store.nextIdleExpiryUnixMs() {
                     wake = min(wake, Date(timeIntervalSince1970: Double(idle) / 1000))
                 }
@@ -21,6 +21,7 @@ public final class SessionExpiry: @unchecked Sendable {
                 return wake
             },
             report: log,
+            time: store.time,
             work: {
                 try store.closeIdleSessions()
                 try store.forgetIdempotencyKeys(olderThan: 24 * 60 * 60 * 1000)

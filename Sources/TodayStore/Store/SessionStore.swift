@@ -61,6 +61,9 @@ public final class SessionStore: @unchecked Sendable {
         for observer in current { observer(ids) }
     }
 
+    /// The real time the store reads (`wall` sessions, idle expiry, retention) and its
+    /// background jobs wait on: `SystemTime`, or a test's.
+    public let time: any TimeSource
     let unixNow: @Sendable () -> Millis
     /// Whether the database's clock, not `unixNow`, says when a `wall` timer is due and where a
     /// `wall` session's clock starts: on shared storage with no clock given (servers' clocks
@@ -76,9 +79,9 @@ public final class SessionStore: @unchecked Sendable {
     /// `chunkRows`: rows per transaction when removing or forking a session (tests make it small).
     public convenience init(path: String, durability: Durability = .normal, cacheCapacity: Int = 4096,
                             chunkRows: Int = SessionStore.defaultChunkRows,
-                            unixNow: (@Sendable () -> Millis)? = nil) throws(StoreError) {
+                            unixNow: (@Sendable () -> Millis)? = nil, time: (any TimeSource)? = nil) throws(StoreError) {
         self.init(storage: try SQLiteStorage(path: path, durability: durability), cacheCapacity: cacheCapacity,
-                  chunkRows: chunkRows, unixNow: unixNow)
+                  chunkRows: chunkRows, unixNow: unixNow, time: time)
     }
 
     /// Opens `database`: a PostgreSQL URI (`postgres://…` or `postgresql://…`, shared by any
@@ -87,14 +90,14 @@ public final class SessionStore: @unchecked Sendable {
     /// taken as frozen (`serve --statement-timeout-seconds`; SQLite has none).
     public static func open(_ database: String, durability: Durability = .normal, cacheCapacity: Int = 4096,
                             chunkRows: Int = SessionStore.defaultChunkRows,
-                            unixNow: (@Sendable () -> Millis)? = nil,
+                            unixNow: (@Sendable () -> Millis)? = nil, time: (any TimeSource)? = nil,
                             statementDeadline: Duration = SessionStore.defaultStatementDeadline) throws(StoreError) -> SessionStore {
         guard isPostgres(database) else {
             return try SessionStore(path: database, durability: durability, cacheCapacity: cacheCapacity, chunkRows: chunkRows,
-                                    unixNow: unixNow)
+                                    unixNow: unixNow, time: time)
         }
         return SessionStore(storage: try PostgresStorage(uri: database, statementDeadline: statementDeadline),
-                            cacheCapacity: cacheCapacity, chunkRows: chunkRows, unixNow: unixNow)
+                            cacheCapacity: cacheCapacity, chunkRows: chunkRows, unixNow: unixNow, time: time)
     }
 
     /// The PostgreSQL statement deadline when none is set (5 s).
@@ -105,19 +108,22 @@ public final class SessionStore: @unchecked Sendable {
         database.hasPrefix("postgres://") || database.hasPrefix("postgresql://")
     }
 
-    /// `unixNow`: a test's clock, which then decides everything (`nil`: this machine's, and the
-    /// database's for `wall` timers on shared storage); `dueByDatabaseClock` overrides that
-    /// choice (tests: a server whose own clock is off).
+    /// `time` (or `unixNow`, a reading waited on as this machine's time passes): a test's clock,
+    /// which then decides everything (`nil`: this machine's, and the database's for `wall`
+    /// timers on shared storage); `dueByDatabaseClock` overrides that choice (tests: a server
+    /// whose own clock is off).
     init(storage: any SessionStorage, cacheCapacity: Int = 4096, chunkRows: Int = SessionStore.defaultChunkRows,
-         unixNow: (@Sendable () -> Millis)? = nil, dueByDatabaseClock: Bool? = nil) {
+         unixNow: (@Sendable () -> Millis)? = nil, time: (any TimeSource)? = nil, dueByDatabaseClock: Bool? = nil) {
         self.storage = storage
         versionChecks = storage.isShared ? VersionChecks(parallel: storage.readConnections) { [storage] ids throws(StoreError) in
             try storage.versions(of: ids)
         } : nil
         self.chunkRows = max(1, chunkRows)
         cache = SessionCache(capacity: cacheCapacity)
-        self.unixNow = unixNow ?? Self.systemUnixNow
-        self.dueByDatabaseClock = dueByDatabaseClock ?? (unixNow == nil && storage.isShared)
+        let time: any TimeSource = time ?? unixNow.map { ReadTime(read: $0) } ?? SystemTime()
+        self.time = time
+        self.unixNow = { time.nowMs() }
+        self.dueByDatabaseClock = dueByDatabaseClock ?? (unixNow == nil && time is SystemTime && storage.isShared)
         groupCommit = GroupCommit { [weak self] batch in
             guard let self else {
                 for pending in batch { pending.result = .failure(.storageUnavailable("the store is closed")) }
@@ -125,7 +131,7 @@ public final class SessionStore: @unchecked Sendable {
             }
             commitBatch(batch)
         }
-        reclaimer = BackgroundLoop(name: "todaysim-reclaim", nextWake: { nil }) { [weak self] in
+        reclaimer = BackgroundLoop(name: "todaysim-reclaim", nextWake: { nil }, time: time) { [weak self] in
             try self?.reclaimRemovedSessions()
         }
         reclaimer?.start()

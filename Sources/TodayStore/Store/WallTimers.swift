@@ -28,7 +28,7 @@ extension SessionStore {
     /// off); otherwise the due time read as a Unix time (a test's clock's too).
     public func nextWallDueDate() throws(StoreError) -> Date? {
         guard dueByDatabaseClock else { return try storage.nextWallDue().map { Date(timeIntervalSince1970: Double($0) / 1000) } }
-        return try storage.nextWallDelay().map { Date(timeIntervalSinceNow: Double($0) / 1000) }
+        return try storage.nextWallDelay().map { time.now.addingTimeInterval(Double($0) / 1000) }
     }
 
     /// A `wall` session brought to the real clock; what fired is committed. `skippingLocked`
