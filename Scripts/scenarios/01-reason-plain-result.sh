@@ -7,7 +7,7 @@
 # its request, cancels the deadline when the set empties), H12/H13 (the header moves only on
 # refreshStarted), H15 (foreground return), H26 (live widget created).
 set -euo pipefail
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/curl.sh"
 scenario_begin
 
 S=$(sid checklist-1)

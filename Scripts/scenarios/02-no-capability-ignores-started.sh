@@ -6,7 +6,7 @@
 # Rules: H2 (explicit empty list = old native build), H12 (refreshStarted unknown without
 # today_page_revalidate_feedback.v1), H21 (todayPage.* resolve null), M2.
 set -euo pipefail
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/curl.sh"
 scenario_begin
 
 S=$(sid checklist-2)

@@ -5,7 +5,7 @@
 # Rules: H4 (user_pull), H10 (spinner, never header for a pull), H11 (ends on its own id),
 # H8 (a result for another id changes nothing), C3 (watchdog listed).
 set -euo pipefail
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/curl.sh"
 scenario_begin
 
 S=$(sid checklist-3)

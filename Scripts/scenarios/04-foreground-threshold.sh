@@ -7,7 +7,7 @@
 # Rules: H15 (threshold, at most one request per background interval), H4, C4 (5000 default),
 # H12 (start), H13 (settle), H21 (alreadyForeground).
 set -euo pipefail
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/curl.sh"
 scenario_begin
 
 S=$(sid checklist-4)

@@ -6,7 +6,7 @@
 # Rules: H26 (sheet, request), H4 (reason), H12, H13 (updated for headerSettleMs), C2 (timer
 # fires at its due time), C4.
 set -euo pipefail
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/curl.sh"
 scenario_begin
 
 S=$(sid checklist-5)

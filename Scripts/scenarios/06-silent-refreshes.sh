@@ -5,7 +5,7 @@
 # header nor the spinner for them, and flags a Web that starts header feedback for one (M3).
 # Rules: H16 (no feedback), H4 (reasons: tab_activated; none for socket/timer), H12, M3.
 set -euo pipefail
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/curl.sh"
 scenario_begin
 
 S=$(sid checklist-6)

@@ -6,7 +6,7 @@
 # Rules: H1 (initial activation requests no refresh), H12 (Web-minted id with no native
 # request is valid), H13, H9 (a Web-minted id is Web's own), docs/RULES.md#h9 (no request entry).
 set -euo pipefail
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/curl.sh"
 scenario_begin
 
 S=$(sid checklist-7)

@@ -6,7 +6,7 @@
 # second start during the 1 s "updated" hold cancels the pending hide (H12).
 # Rules: H12, H13, H7, H8.
 set -euo pipefail
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/curl.sh"
 scenario_begin
 
 S=$(sid checklist-8)

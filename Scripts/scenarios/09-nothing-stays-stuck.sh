@@ -9,7 +9,7 @@
 # H13 (failed/cancelled settle), H14 (clears), H17 (navigation ends the spinner), H18
 # (termination), docs/RULES.md#h11 (a failure that triggers a reload carries the spinner).
 set -euo pipefail
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/curl.sh"
 scenario_begin
 
 ui='[.session.pull.state, .session.pull.lastOutcome, .session.header.state]'

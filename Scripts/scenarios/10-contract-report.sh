@@ -13,7 +13,7 @@
 # Rules: M1, M3, M4, M7, M8, M9, H12 (Web-minted start), H23 (overlay), H9 (recovery reload),
 # docs/RULES.md#h9 (no request record for a Web-minted id), #h4, #the-contract-monitor (codes, details).
 set -euo pipefail
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/curl.sh"
 scenario_begin
 
 request_rows='[.requests[] | [.requestId, .kind, .reason, .outcome, .answeredInMs]]'

@@ -1,7 +1,7 @@
 # Shared helpers for the checklist scenarios. Source it from a scenario script:
 #
 #   set -euo pipefail
-#   . "$(dirname "$0")/lib.sh"
+#   . "$(dirname "$0")/../lib/curl.sh"     (from Scripts/scenarios/NN-*.sh)
 #   scenario_begin
 #
 # A scenario needs BASE (e.g. http://127.0.0.1:8080) pointing at a running `todaysim serve`.
