@@ -182,40 +182,24 @@ def eventually(condition, seconds, step=0.05):
     return condition()
 
 
-from testkit import percentile  # noqa: E402  (Scripts/lib, on the path above)
+from testkit import Checks, percentile  # noqa: E402  (Scripts/lib, on the path above)
 
 
 def spread(values):
     return f"p50 {percentile(values, 0.5):.0f} ms, p99 {percentile(values, 0.99):.0f} ms, max {max(values, default=float('nan')):.0f} ms (n={len(values)})"
 
 
-class Report:
-    """PASS/FAIL per check, printed as they come; `failed` counts the failures. A latency goal
-    (`goal`) is a check in the long version; in the fast version a figure, GOAL met or GOAL
-    MISSED, that never fails the run (on a loaded machine it measures the machine)."""
+class Report(Checks):
+    """testkit's checks and latency goals, per item of the issue: `PASS item 2: what: detail`."""
 
-    def __init__(self, fast=False):
-        self.passed = self.failed = 0
-        self.fast, self.goals_met, self.goals_missed = fast, 0, 0
-
-    def goal(self, item, what, met, detail=""):
-        if not self.fast:
-            return self.check(item, what, met, detail)
-        if met:
-            self.goals_met += 1
-        else:
-            self.goals_missed += 1
-        print(f"GOAL {'met' if met else 'MISSED'} item {item}: {what}{': ' + detail if detail else ''} "
-              f"(reported, not a failure in the fast version)", flush=True)
-        return met
+    def line(self, verdict, name, detail):
+        return f"{verdict} {name}{': ' + detail if detail else ''}"
 
     def check(self, item, what, ok, detail=""):
-        if ok:
-            self.passed += 1
-        else:
-            self.failed += 1
-        print(f"{'PASS' if ok else 'FAIL'} item {item}: {what}{': ' + detail if detail else ''}", flush=True)
-        return ok
+        return super().check(ok, f"item {item}: {what}", detail)
+
+    def goal(self, item, what, met, detail=""):
+        return super().goal(met, f"item {item}: {what}", detail)
 
 
 WALL_TIMER = [  # on a wall session: the header shows `updated` for 1 s, then a headerHide timer fires

@@ -14,7 +14,8 @@ public final class BackgroundLoop: @unchecked Sendable {
     private var finished = false
     private var started = false
     private var retryAsked = false
-    private let firstRetry: TimeInterval
+    /// The backoff as it starts (and restarts after a success).
+    private let freshBackoff: RetryBackoff
     /// What "now" and "until" mean to the loop (`SystemTime`; a test's `ManualTime`).
     private let time: any TimeSource
 
@@ -26,7 +27,7 @@ public final class BackgroundLoop: @unchecked Sendable {
                 firstRetry: TimeInterval = 0.1,
                 time: any TimeSource = SystemTime(),
                 work: @escaping @Sendable () throws -> Void) {
-        self.firstRetry = firstRetry
+        freshBackoff = RetryBackoff(first: firstRetry)
         self.time = time
         self.name = name
         self.nextWake = nextWake
@@ -72,7 +73,7 @@ public final class BackgroundLoop: @unchecked Sendable {
     }
 
     private func run() {
-        var backoff = RetryBackoff(first: firstRetry)
+        var backoff = freshBackoff
         while true {
             let planned = nextWake()
             condition.lock()

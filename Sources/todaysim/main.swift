@@ -92,52 +92,40 @@ enum CommandLineInterface {
                 options.allowedOrigins.append(value.hasSuffix("/") ? String(value.dropLast()) : value)
             case "--retention-seconds":
                 // Bounded so that seconds × 1000 and every sum with a clock reading stay integers.
-                guard let seconds = Double(value), seconds >= 0, seconds <= 315_360_000 else {
-                    fail("--retention-seconds must be a number from 0 to 315360000 (10 years)", usage: false)
-                }
-                options.retentionSeconds = seconds
+                options.retentionSeconds = number(value, Double.init, in: 0...315_360_000,
+                                                  else: "--retention-seconds must be a number from 0 to 315360000 (10 years)")
             case "--heartbeat-seconds":
-                guard let seconds = Double(value), seconds > 0, seconds <= 3600 else {
-                    fail("--heartbeat-seconds must be a number above 0 and at most 3600", usage: false)
-                }
-                options.heartbeat = seconds
+                options.heartbeat = number(value, Double.init, in: Double.leastNonzeroMagnitude...3600,
+                                           else: "--heartbeat-seconds must be a number above 0 and at most 3600")
             case "--connection-timeout-seconds":
-                guard let seconds = Int(value), (1...3600).contains(seconds) else {
-                    fail("--connection-timeout-seconds must be 1-3600", usage: false)
-                }
-                options.connectionTimeout = seconds
+                options.connectionTimeout = number(value, Int.init, in: 1...3600, else: "--connection-timeout-seconds must be 1-3600")
             case "--min-upload-rate":
-                guard let rate = Int(value), (1...(1 << 30)).contains(rate) else {
-                    fail("--min-upload-rate must be 1-1073741824 (bytes a second)", usage: false)
-                }
-                options.minimumUploadRate = rate
+                options.minimumUploadRate = number(value, Int.init, in: 1...(1 << 30),
+                                                   else: "--min-upload-rate must be 1-1073741824 (bytes a second)")
             case "--field-validation":
                 guard let mode = FieldValidation(name: value) else {
                     fail("--field-validation must be \(FieldValidation.choices) (in any case)", usage: false)
                 }
                 options.fieldValidation = mode
             case "--drain-seconds":
-                guard let seconds = Double(value), seconds >= 0, seconds <= 3600 else {
-                    fail("--drain-seconds must be a number from 0 to 3600", usage: false)
-                }
-                options.drainSeconds = seconds
+                options.drainSeconds = number(value, Double.init, in: 0...3600, else: "--drain-seconds must be a number from 0 to 3600")
             case "--statement-timeout-seconds":
-                guard let seconds = Double(value), seconds >= 0.1, seconds <= 3600 else {
-                    fail("--statement-timeout-seconds must be a number from 0.1 to 3600", usage: false)
-                }
-                options.statementTimeoutSeconds = seconds
+                options.statementTimeoutSeconds = number(value, Double.init, in: 0.1...3600,
+                                                         else: "--statement-timeout-seconds must be a number from 0.1 to 3600")
             case "--max-connections":
-                guard let count = Int(value), (1...1_000_000).contains(count) else {
-                    fail("--max-connections must be 1-1000000", usage: false)
-                }
-                options.maxConnections = count
+                options.maxConnections = number(value, Int.init, in: 1...1_000_000, else: "--max-connections must be 1-1000000")
             case "--threads":
-                guard let threads = Int(value), (1...64).contains(threads) else { fail("--threads must be 1-64", usage: false) }
-                options.threads = threads
+                options.threads = number(value, Int.init, in: 1...64, else: "--threads must be 1-64")
             default: fail("unknown flag \(flag)", usage: true)
             }
         }
         return options
+    }
+
+    /// A flag's number: `value` read by `read` and within `range`, or the usage error `problem`.
+    static func number<T: Comparable>(_ value: String, _ read: (String) -> T?, in range: ClosedRange<T>, else problem: String) -> T {
+        guard let number = read(value), range.contains(number) else { fail(problem, usage: false) }
+        return number
     }
 
     /// Loopback addresses: reachable from this machine only.
