@@ -66,6 +66,13 @@ public final class ManualTime: TimeSource, @unchecked Sendable {
         return ms
     }
 
+    /// How many waits on this clock are in progress (a test knows a wait began by it).
+    public var waits: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return waiting.values.reduce(0) { $0 + $1.count }
+    }
+
     /// Moves the clock by `delta` ms (negative: back, as a system clock stepped by NTP does) and
     /// wakes everything waiting on it.
     public func move(by delta: Millis) {

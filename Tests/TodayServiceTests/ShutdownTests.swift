@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TodayHost
+import TodayStore
 import TodayTestSupport
 
 /// Stopping under load (issue 12, item 2): libmicrohttpd aborts the process when its daemon is
@@ -70,5 +71,45 @@ import TodayTestSupport
         #expect(answer.status == 503)
         #expect(answer.json["code"] == "shutting_down", "\(String(decoding: answer.body, as: UTF8.self))")
         #expect(server.logLines.all.contains { $0.contains("1 parked requests were not ready") }, "\(server.logLines.all)")
+    }
+
+    /// The drain's grace on the test's clock (issue 24, item 3): the stop waits for the parked
+    /// long poll until the clock passes its grace, then answers it 503 — moved, not raced. The
+    /// grace is an hour, so a drain that waited on real time could not pass.
+    @Test func aRequestStillParkedIsAnswered503WhenTheGracePassesOnTheTestsClock() async throws {
+        let clock = ManualTime()
+        let server = try TestServer(longestWaitMs: WaitTests.longWaitMs, clock: clock)
+        let connection = try await parkedLongPoll(on: server)
+        let http = try #require(server.server)
+        let waitsBefore = clock.waits
+        let stopped = Flag()
+        Thread.detachNewThread {
+            http.stop(grace: 3600)
+            stopped.set()
+        }
+        #expect(await eventually { clock.waits > waitsBefore }, "the stop's drain never waited on the clock")
+        clock.move(by: 3_600_000)
+        let answer = try #require(await connection.readAnswer(), "the parked long poll got no answer when the grace passed")
+        #expect(answer.status == 503)
+        #expect(answer.json["code"] == "shutting_down", "\(String(decoding: answer.body, as: UTF8.self))")
+        #expect(await eventually { stopped.isSet }, "the stop did not end after its grace")
+    }
+}
+
+/// Set once, by another thread.
+private final class Flag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+
+    var isSet: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return value
+    }
+
+    func set() {
+        lock.lock()
+        value = true
+        lock.unlock()
     }
 }

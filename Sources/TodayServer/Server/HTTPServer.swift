@@ -1,5 +1,6 @@
 import CMicroHTTPD
 import Foundation
+import TodayStore
 
 /// Why the server could not start.
 public enum ServerStartError: Error, CustomStringConvertible {
@@ -35,7 +36,7 @@ public final class HTTPServer: @unchecked Sendable {
     // Set by beginStopping(); guarded by `stateLock`.
     var stopping = false
     let stateLock = NSLock()
-    let requests = RequestsInFlight()
+    let requests: RequestsInFlight
     let deadlines: RequestDeadlines
     let connections: ConnectionLimit
     let heapTrim = HeapTrim()
@@ -54,10 +55,11 @@ public final class HTTPServer: @unchecked Sendable {
     /// or handed to a sink as it arrives. `minimumUploadRate`: bytes a second a streamed body
     /// must keep to past its first `connectionTimeout` (the time its sink takes is not counted).
     /// `requestDeadline`: the whole-request deadline when it is not `connectionTimeout` (tests
-    /// set it apart from libmicrohttpd's silence limit).
+    /// set it apart from libmicrohttpd's silence limit). `time`: the clock the drain's grace runs
+    /// on (tests move it).
     public init(host: String, port: Int, threads: Int, connectionTimeout: Int = 30, maxConnections: Int = 4000,
                 limitNoteInterval: TimeInterval = 10, minimumUploadRate: Int = HTTPServer.defaultMinimumUploadRate,
-                requestDeadline: TimeInterval? = nil, log: RequestLog,
+                requestDeadline: TimeInterval? = nil, log: RequestLog, time: any TimeSource = SystemTime(),
                 bodyHandling: @escaping @Sendable (HTTPRequest) -> BodyHandling = { _ in .whole },
                 respond: @escaping @Sendable (HTTPRequest) -> (HTTPResponse, routeName: String)) throws {
         var boundPort: Int32 = 0
@@ -75,6 +77,7 @@ public final class HTTPServer: @unchecked Sendable {
         self.respond = respond
         self.bodyHandling = bodyHandling
         self.log = log
+        requests = RequestsInFlight(time: time)
         deadlines = RequestDeadlines(deadline: requestDeadline ?? TimeInterval(connectionTimeout), minimumRate: minimumUploadRate)
         connections = ConnectionLimit(limit: maxConnections, noteInterval: limitNoteInterval) { [log] line in log.note(line) }
 

@@ -1,5 +1,6 @@
 import CMicroHTTPD
 import Foundation
+import TodayStore
 
 /// What a stop needs to know of the requests (issue 12, item 2): whether the stop began, how
 /// many requests are in flight, and which connections are parked (suspended) until their
@@ -23,6 +24,12 @@ final class RequestsInFlight: @unchecked Sendable {
     private var stopping = false
     /// Set when the grace ran out: nothing may park any more.
     private var sealed = false
+    /// The clock the drain's grace runs on (`SystemTime`; a test's `ManualTime`).
+    private let time: any TimeSource
+
+    init(time: any TimeSource = SystemTime()) {
+        self.time = time
+    }
 
     /// Whether the server is stopping: new requests are refused, answers close their connection.
     var isStopping: Bool {
@@ -70,13 +77,14 @@ final class RequestsInFlight: @unchecked Sendable {
         if let entry { MHD_resume_connection(entry.connection) }
     }
 
-    /// Waits up to `grace` for every request in flight to be answered; then answers what is
-    /// still parked `503` and resumes it, and waits up to `settle` for those answers to go out.
-    /// After this no connection is suspended by a request. Returns how many were refused.
+    /// Waits up to `grace` (on `time`) for every request in flight to be answered; then answers
+    /// what is still parked `503` and resumes it, and waits up to `settle` (real time: the
+    /// answers' bytes going out) for those answers to go out. After this no connection is
+    /// suspended by a request. Returns how many were refused.
     func drain(grace: TimeInterval, settle: TimeInterval = 1) -> Int {
         condition.lock()
-        let deadline = Date(timeIntervalSinceNow: grace)
-        while count > 0, condition.wait(until: deadline) {}
+        let deadline = time.now.addingTimeInterval(grace)
+        while count > 0, time.wait(condition, until: deadline) {}
         sealed = true
         let left = Array(parked.values)
         parked = [:]
