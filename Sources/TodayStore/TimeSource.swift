@@ -60,26 +60,18 @@ public final class ManualTime: TimeSource, @unchecked Sendable {
         ms = startMs
     }
 
-    public func nowMs() -> Millis {
-        lock.lock()
-        defer { lock.unlock() }
-        return ms
-    }
+    public func nowMs() -> Millis { locked { ms } }
 
     /// How many waits on this clock are in progress (a test knows a wait began by it).
-    public var waits: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return waiting.values.reduce(0) { $0 + $1.count }
-    }
+    public var waits: Int { locked { waiting.values.reduce(0) { $0 + $1.count } } }
 
     /// Moves the clock by `delta` ms (negative: back, as a system clock stepped by NTP does) and
     /// wakes everything waiting on it.
     public func move(by delta: Millis) {
-        lock.lock()
-        ms += delta
-        let conditions = waiting.values.map(\.condition)
-        lock.unlock()
+        let conditions = locked {
+            ms += delta
+            return waiting.values.map(\.condition)
+        }
         for condition in conditions {
             condition.lock()
             condition.broadcast()
@@ -89,20 +81,26 @@ public final class ManualTime: TimeSource, @unchecked Sendable {
 
     public func wait(_ condition: NSCondition, until deadline: Date) -> Bool {
         let key = ObjectIdentifier(condition)
-        lock.lock()
-        let due = Double(ms) / 1000 >= deadline.timeIntervalSince1970
-        if !due { waiting[key] = (condition, (waiting[key]?.count ?? 0) + 1) }
-        lock.unlock()
+        let due = locked {
+            let due = Double(ms) / 1000 >= deadline.timeIntervalSince1970
+            if !due { waiting[key] = (condition, (waiting[key]?.count ?? 0) + 1) }
+            return due
+        }
         if due { return false }
         // Woken by a move (which takes `condition`'s lock to broadcast, so it cannot slip in
         // between the reading above and this wait) or by the caller's own signal.
         condition.wait()
-        lock.lock()
-        if let entry = waiting[key] {
-            waiting[key] = entry.count > 1 ? (entry.condition, entry.count - 1) : nil
+        return locked {
+            if let entry = waiting[key] {
+                waiting[key] = entry.count > 1 ? (entry.condition, entry.count - 1) : nil
+            }
+            return Double(ms) / 1000 < deadline.timeIntervalSince1970
         }
-        let passed = Double(ms) / 1000 >= deadline.timeIntervalSince1970
-        lock.unlock()
-        return !passed
+    }
+
+    private func locked<T>(_ body: () -> T) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return body()
     }
 }

@@ -95,21 +95,3 @@ import TodayTestSupport
         #expect(await eventually { stopped.isSet }, "the stop did not end after its grace")
     }
 }
-
-/// Set once, by another thread.
-private final class Flag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = false
-
-    var isSet: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return value
-    }
-
-    func set() {
-        lock.lock()
-        value = true
-        lock.unlock()
-    }
-}

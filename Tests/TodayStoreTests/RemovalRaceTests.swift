@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TodayHost
 @testable import TodayStore
+import TodayTestSupport
 
 private func tempPath(_ tag: String) throws -> String {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("todaysim-probe-\(tag)-\(UUID().uuidString)")
@@ -35,7 +36,7 @@ private final class Box: @unchecked Sendable {
         for round in 0..<iterations {
             let id = "z\(round % 3)"
             _ = try? store.create(id: id, config: labelled("L"))
-            let stop = ManagedAtomicFlag()
+            let stop = Flag()
             let group = DispatchGroup()
             for _ in 0..<2 {
                 group.enter()
@@ -168,13 +169,6 @@ private final class Box: @unchecked Sendable {
 }
 
 private final class ForkResult: @unchecked Sendable { var ok = false }
-
-private final class ManagedAtomicFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = false
-    var isSet: Bool { lock.lock(); defer { lock.unlock() }; return value }
-    func set() { lock.lock(); value = true; lock.unlock() }
-}
 
 private func labelled(_ label: String) -> SessionConfig {
     var config = SessionConfig(uid: "u")
