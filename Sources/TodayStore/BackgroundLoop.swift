@@ -82,7 +82,7 @@ public final class BackgroundLoop: @unchecked Sendable {
                     retryAsked = false
                     backoff.retryNow()
                 }
-                if let until = backoff.until, time.now < until {
+                if let until = backoff.until, !time.hasReached(until) {
                     _ = time.wait(condition, until: until)
                     continue
                 }
@@ -91,7 +91,7 @@ public final class BackgroundLoop: @unchecked Sendable {
                     condition.wait()
                     continue
                 }
-                if time.now >= planned || !time.wait(condition, until: planned) { break }
+                if time.hasReached(planned) || !time.wait(condition, until: planned) { break }
             }
             poked = false
             if stopped {

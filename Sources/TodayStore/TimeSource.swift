@@ -10,14 +10,24 @@ public protocol TimeSource: Sendable {
     /// Now, as a Unix time in milliseconds.
     func nowMs() -> Millis
 
+    /// Now, as a date.
+    var now: Date { get }
+
+    /// Whether this source reads `deadline` or later: the one comparison a caller and `wait` both
+    /// make, so they never disagree at the deadline (the caller waiting again while `wait`
+    /// returns at once would spin).
+    func hasReached(_ deadline: Date) -> Bool
+
     /// Waits on `condition`, which the caller holds (as `NSCondition.wait(until:)`), until this
     /// source reads `deadline` or the condition is signalled; `false` when the deadline came.
     func wait(_ condition: NSCondition, until deadline: Date) -> Bool
 }
 
 extension TimeSource {
-    /// Now, as a date.
+    /// `nowMs` as a date.
     public var now: Date { Date(timeIntervalSince1970: Double(nowMs()) / 1000) }
+
+    public func hasReached(_ deadline: Date) -> Bool { now >= deadline }
 }
 
 /// This machine's clock.
@@ -26,21 +36,12 @@ public struct SystemTime: TimeSource {
 
     public func nowMs() -> Millis { Millis((Date().timeIntervalSince1970 * 1000).rounded(.down)) }
 
+    /// Not rounded to the millisecond: a timed wait that ended is past its deadline by this
+    /// reading too, so a loop comparing the two never spins through the rest of a millisecond.
+    public var now: Date { Date() }
+
     public func wait(_ condition: NSCondition, until deadline: Date) -> Bool {
         condition.wait(until: deadline)
-    }
-}
-
-/// A Unix time read from `read` (a test's pinned or shifted clock), waited on as this machine's
-/// time passes: `deadline` is as far from its reading as the wait is long.
-struct ReadTime: TimeSource {
-    let read: @Sendable () -> Millis
-
-    func nowMs() -> Millis { read() }
-
-    func wait(_ condition: NSCondition, until deadline: Date) -> Bool {
-        let left = deadline.timeIntervalSince(now)
-        return condition.wait(until: Date(timeIntervalSinceNow: max(0, left)))
     }
 }
 
@@ -82,7 +83,7 @@ public final class ManualTime: TimeSource, @unchecked Sendable {
     public func wait(_ condition: NSCondition, until deadline: Date) -> Bool {
         let key = ObjectIdentifier(condition)
         let due = locked {
-            let due = Double(ms) / 1000 >= deadline.timeIntervalSince1970
+            let due = reached(deadline)
             if !due { waiting[key] = (condition, (waiting[key]?.count ?? 0) + 1) }
             return due
         }
@@ -94,8 +95,18 @@ public final class ManualTime: TimeSource, @unchecked Sendable {
             if let entry = waiting[key] {
                 waiting[key] = entry.count > 1 ? (entry.condition, entry.count - 1) : nil
             }
-            return Double(ms) / 1000 < deadline.timeIntervalSince1970
+            return !reached(deadline)
         }
+    }
+
+    /// In whole milliseconds: a deadline made as a reading plus a delay (`now + 0.1`) is
+    /// reached when the clock has moved by that delay, whatever the floating point of the two
+    /// dates makes of it.
+    public func hasReached(_ deadline: Date) -> Bool { locked { reached(deadline) } }
+
+    /// `hasReached` for a caller already holding `lock`.
+    private func reached(_ deadline: Date) -> Bool {
+        ms >= Millis((deadline.timeIntervalSince1970 * 1000).rounded())
     }
 
     private func locked<T>(_ body: () -> T) -> T {

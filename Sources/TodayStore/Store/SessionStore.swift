@@ -108,10 +108,11 @@ public final class SessionStore: @unchecked Sendable {
         database.hasPrefix("postgres://") || database.hasPrefix("postgresql://")
     }
 
-    /// `time` (or `unixNow`, a reading waited on as this machine's time passes): a test's clock,
-    /// which then decides everything (`nil`: this machine's, and the database's for `wall`
-    /// timers on shared storage); `dueByDatabaseClock` overrides that choice (tests: a server
-    /// whose own clock is off).
+    /// `time`: a test's clock (`ManualTime`), which then decides everything and wakes the
+    /// background jobs as it moves; `unixNow`: a test's reading of the Unix time alone (what is
+    /// due, where a `wall` clock starts), the jobs waiting on this machine's time. Neither: this
+    /// machine's, and the database's for `wall` timers on shared storage. `dueByDatabaseClock`
+    /// overrides that choice (tests: a server whose own clock is off).
     init(storage: any SessionStorage, cacheCapacity: Int = 4096, chunkRows: Int = SessionStore.defaultChunkRows,
          unixNow: (@Sendable () -> Millis)? = nil, time: (any TimeSource)? = nil, dueByDatabaseClock: Bool? = nil) {
         self.storage = storage
@@ -120,9 +121,11 @@ public final class SessionStore: @unchecked Sendable {
         } : nil
         self.chunkRows = max(1, chunkRows)
         cache = SessionCache(capacity: cacheCapacity)
-        let time: any TimeSource = time ?? unixNow.map { ReadTime(read: $0) } ?? SystemTime()
+        // A reading alone (`unixNow`, a test's pinned or shifted clock) decides what is due; the
+        // background jobs still wait on this machine's time, as they did before `TimeSource`.
+        let time: any TimeSource = time ?? SystemTime()
         self.time = time
-        self.unixNow = { time.nowMs() }
+        self.unixNow = unixNow ?? { time.nowMs() }
         self.dueByDatabaseClock = dueByDatabaseClock ?? (unixNow == nil && time is SystemTime && storage.isShared)
         groupCommit = GroupCommit { [weak self] batch in
             guard let self else {
