@@ -13,14 +13,14 @@ import os
 import shutil
 import ssl
 import subprocess
+import sys
 import threading
 import time
 import urllib.parse
-import sys
-
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lib"))
 
 SCRIPTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(SCRIPTS, "lib"))
+from testkit import Checks, percentile, wait_until  # noqa: E402
 WAIT_SECONDS = 30  # for what should be immediate (a stream opened, an event delivered): unreachable when healthy
 
 
@@ -174,15 +174,7 @@ class Stream:
 
 
 def eventually(condition, seconds, step=0.05):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(step)
-    return condition()
-
-
-from testkit import Checks, percentile  # noqa: E402  (Scripts/lib, on the path above)
+    return bool(wait_until(condition, seconds, step))
 
 
 def spread(values):

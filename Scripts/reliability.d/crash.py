@@ -27,7 +27,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lib"))
-from testkit import free_port, start_server  # noqa: E402
+from testkit import free_port, healthy, start_server, wait_until  # noqa: E402
 
 ARGS = sys.argv[1:]
 POSTGRES = "--postgres" in ARGS
@@ -74,14 +74,8 @@ CHECK_SECONDS = 30
 
 def wait_ready():
     """Until /readyz says the storage takes writes again (the server reconnects by itself)."""
-    deadline = time.time() + CHECK_SECONDS
-    while time.time() < deadline:
-        try:
-            if request("GET", "/readyz")[0] == 200:
-                return
-        except (OSError, http.client.HTTPException):
-            pass
-        time.sleep(0.05)
+    if wait_until(lambda: healthy(PORT, path="/readyz"), CHECK_SECONDS, step=0.05):
+        return
     raise SystemExit(f"crash: /readyz not 200 {CHECK_SECONDS} s after PostgreSQL came back")
 
 

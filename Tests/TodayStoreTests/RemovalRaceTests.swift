@@ -68,11 +68,10 @@ private final class Box: @unchecked Sendable {
         let sample = try database.prepare("SELECT ord, id, uid, label, closed FROM sessions WHERE closed < 2 AND id LIKE 'removing/%' LIMIT 2").rows { "\($0.int64(0)) \($0.text(1) ?? "") uid='\($0.text(2) ?? "")' label=\($0.text(3) ?? "NULL") closed=\($0.int64(4))" }
         // The reclaimer deletes the purged sessions' rows in the background: waited for (until no
         // row is being removed), then no timeline row may be left without its session.
-        var removing = try database.integer("SELECT count(*) FROM sessions WHERE id LIKE 'removing/%'")
-        let reclaimed = Date().addingTimeInterval(60)
-        while removing > 0, Date() < reclaimed {
-            usleep(10_000)
+        var removing: Int64 = 0
+        _ = try eventuallyOnThisThread(within: 60, pollMs: 10) {
             removing = try database.integer("SELECT count(*) FROM sessions WHERE id LIKE 'removing/%'")
+            return removing == 0
         }
         let orphans = try database.integer("SELECT count(*) FROM timeline WHERE session NOT IN (SELECT ord FROM sessions)")
         let listed = try store.list(uid: nil, label: nil, closed: nil, limit: 1000, after: nil).sessions.map(\.id)
