@@ -21,6 +21,12 @@ public protocol TimeSource: Sendable {
     /// Waits on `condition`, which the caller holds (as `NSCondition.wait(until:)`), until this
     /// source reads `deadline` or the condition is signalled; `false` when the deadline came.
     func wait(_ condition: NSCondition, until deadline: Date) -> Bool
+
+    /// How long, in ms, a `poll` on a socket may sleep before this source is read again on the
+    /// way to `deadline` (`0`: the deadline is reached). A `poll` sleeps on this machine's time
+    /// and sees nothing of a manual clock's moves, so a wait that ends at a deadline (a
+    /// PostgreSQL statement's) reads the source after each sleep and ends when `hasReached`.
+    func pollTimeoutMs(until deadline: Date) -> Int32
 }
 
 extension TimeSource {
@@ -43,6 +49,13 @@ public struct SystemTime: TimeSource {
     public func wait(_ condition: NSCondition, until deadline: Date) -> Bool {
         condition.wait(until: deadline)
     }
+
+    /// The time left, rounded up: a `poll` that times out has passed the deadline.
+    public func pollTimeoutMs(until deadline: Date) -> Int32 {
+        let left = deadline.timeIntervalSinceNow
+        guard left > 0 else { return 0 }
+        return Int32(clamping: Int64((left * 1000).rounded(.up)))
+    }
 }
 
 /// Time that moves only when the test moves it (`move(by:)`), for tests of what runs in the
@@ -54,6 +67,7 @@ public final class ManualTime: TimeSource, @unchecked Sendable {
     // Guarded by `lock`.
     private var ms: Millis
     private var waiting: [ObjectIdentifier: (condition: NSCondition, count: Int)] = [:]
+    private var begun = 0
 
     /// `startMs`: the first reading (by default this machine's clock now; any value will do,
     /// since nothing waits on real time).
@@ -65,6 +79,10 @@ public final class ManualTime: TimeSource, @unchecked Sendable {
 
     /// How many waits on this clock are in progress (a test knows a wait began by it).
     public var waits: Int { locked { waiting.values.reduce(0) { $0 + $1.count } } }
+
+    /// How many waits on this clock began, ever: a test that moved the clock knows a loop has
+    /// looked at the new time and gone back to waiting when this grows.
+    public var waitsBegun: Int { locked { begun } }
 
     /// Moves the clock by `delta` ms (negative: back, as a system clock stepped by NTP does) and
     /// wakes everything waiting on it.
@@ -84,7 +102,10 @@ public final class ManualTime: TimeSource, @unchecked Sendable {
         let key = ObjectIdentifier(condition)
         let due = locked {
             let due = reached(deadline)
-            if !due { waiting[key] = (condition, (waiting[key]?.count ?? 0) + 1) }
+            if !due {
+                waiting[key] = (condition, (waiting[key]?.count ?? 0) + 1)
+                begun += 1
+            }
             return due
         }
         if due { return false }
@@ -98,6 +119,15 @@ public final class ManualTime: TimeSource, @unchecked Sendable {
             return !reached(deadline)
         }
     }
+
+    /// A `poll` cannot be woken by `move`, so it sleeps a few ms at a time and reads the clock
+    /// again: a test that moves the clock past the deadline sees the wait end within a slice.
+    public func pollTimeoutMs(until deadline: Date) -> Int32 {
+        hasReached(deadline) ? 0 : Self.pollSliceMs
+    }
+
+    /// How long a `poll` sleeps between two readings of this clock.
+    static let pollSliceMs: Int32 = 5
 
     /// In whole milliseconds: a deadline made as a reading plus a delay (`now + 0.1`) is
     /// reached when the clock has moved by that delay, whatever the floating point of the two

@@ -36,6 +36,59 @@ import TodayTestSupport
         #expect(try PostgresConnection(uri: server.uri).execute("SELECT 2").int64(0, 0) == 2)
     }
 
+    /// Issue 24, item 3: a statement's deadline is measured on the connection's clock. Against a
+    /// frozen PostgreSQL (its processes stopped: the socket open, nothing answering) the
+    /// statement ends only when the test's clock passes its deadline, an hour that no real wait
+    /// in this test comes near; the connection is then given up as lost.
+    @Test func aStatementToAFrozenDatabaseIsGivenUpWhenTheTestsClockPassesItsDeadline() async throws {
+        let server = try await PostgresServer.started()
+        let time = ManualTime()
+        let connection = try PostgresConnection(uri: server.uri, deadline: .seconds(3600), time: time)
+        #expect(try connection.execute("SELECT 1").int64(0, 0) == 1, "answered while the clock stands still")
+        var frozen = try server.freeze()
+        defer { frozen.thaw() }
+        let ended = Ended()
+        let statement = Thread { [connection = UncheckedBox(connection)] in
+            do throws(PostgresError) {
+                _ = try connection.value.execute("SELECT 2")
+                ended.set(nil)
+            } catch {
+                ended.set(error)
+            }
+        }
+        statement.start()
+        // Moved a minute at a time: whenever the statement began, the clock passes its hour.
+        #expect(await eventually { time.move(by: 60_000); return ended.error != nil }, "the statement never ended")
+        let error = try #require(ended.error)
+        #expect(error.isConnectionLost, "\(error)")
+        #expect(error.message.contains("did not answer within"), "\(error)")
+        #expect(connection.isBroken)
+        frozen.thaw()
+    }
+
+    /// What a statement on another thread ended with (`nil`: it succeeded).
+    final class Ended: @unchecked Sendable {
+        private let lock = NSLock()
+        private var outcome: PostgresError??
+
+        func set(_ error: PostgresError?) {
+            lock.lock()
+            outcome = .some(error)
+            lock.unlock()
+        }
+
+        var error: PostgresError? {
+            lock.lock()
+            defer { lock.unlock() }
+            return outcome ?? nil
+        }
+    }
+
+    struct UncheckedBox<T>: @unchecked Sendable {
+        let value: T
+        init(_ value: T) { self.value = value }
+    }
+
     @Test func aLockCycleIsADeadlockForOneOfTheTwo() throws {
         try TestPostgres.withDatabase { uri in
             let first = try PostgresConnection(uri: uri)

@@ -42,6 +42,28 @@ import TodayTestSupport
         }
     }
 
+    /// Issue 24, item 3: with no listening connection, the next try waits out its backoff on
+    /// the listener's clock (100 ms, then doubling), which only the test moves: a millisecond
+    /// short of it, the listener looks and waits again; at it, it tries.
+    @Test func aListenerWithNoConnectionTriesAgainWhenTheTestsClockReachesItsBackoff() async throws {
+        let time = ManualTime()
+        let listener = PostgresListener(uri: "postgres://postgres@127.0.0.1:\(unusedLoopbackPort())/todaysim", sender: "test",
+                                        time: time)
+        listener.start { _ in }
+        defer { listener.stop() }
+        #expect(listener.connectionTries == 1, "the first try, refused")
+        #expect(await eventually { time.waits == 1 }, "waiting out the first backoff")
+        for (tries, backoffMs) in [(1, 100), (2, 200), (3, 400), (4, 800)] as [(Int, Millis)] {
+            let begun = time.waitsBegun
+            time.move(by: backoffMs - 1)
+            #expect(await eventually { time.waitsBegun > begun }, "looked at the clock \(backoffMs - 1) ms on")
+            #expect(listener.connectionTries == tries, "tried before its \(backoffMs) ms backoff passed")
+            time.move(by: 1)
+            #expect(await eventually { listener.connectionTries == tries + 1 && time.waits == 1 },
+                    "no new try, refused, once \(backoffMs) ms passed")
+        }
+    }
+
     @Test func payloadsStayUnderPostgresLimitAndKeepEveryId() {
         let ids = (0..<600).map { "session-\($0)-" + String(repeating: "x", count: $0 % 40) }
         let sender = UUID().uuidString.lowercased()
@@ -107,19 +129,25 @@ import TodayTestSupport
     }
 
     /// A database restart ends the listening connection; it is opened again, and the first
-    /// news after it is that anything may have changed. Closing the store ends its thread.
+    /// news after it is that anything may have changed. Closing the store ends its thread. The
+    /// tries to connect again wait on the stores' clock, which the test moves (by the longest
+    /// backoff at each look).
     @Test func afterADatabaseRestartTheStoresHearEachOtherAgain() async throws {
         let postgres = try await PostgresServer.started()
-        let first = try SessionStore.open(postgres.uri)
-        let second = try SessionStore.open(postgres.uri)
+        let time = ManualTime()
+        let first = try SessionStore.open(postgres.uri, time: time)
+        let second = try SessionStore.open(postgres.uri, time: time)
         let heard = Heard(first)
+        let longestWait = Millis(PostgresOutage.longestWait * 1000)
         _ = try second.create(id: "before", config: SessionConfig(uid: "u1"))
         #expect(await eventually { heard.count("before") == 1 })
         try await postgres.stop()
         try await postgres.start()
-        #expect(await eventually { heard.unknownChanges >= 1 }, "listening again")
-        #expect(await eventually { (try? second.create(id: "after", config: SessionConfig(uid: "u1"))) != nil },
-                "the other store writes again")
+        #expect(await eventually { time.move(by: longestWait); return heard.unknownChanges >= 1 }, "listening again")
+        #expect(await eventually {
+            time.move(by: longestWait)
+            return (try? second.create(id: "after", config: SessionConfig(uid: "u1"))) != nil
+        }, "the other store writes again")
         #expect(await eventually { heard.count("after") == 1 })
         let closing = Date()
         first.close()

@@ -1,4 +1,5 @@
 import CPostgres
+import Foundation
 import Glibc
 
 /// Every statement within a deadline (issue 15: a frozen database must not hang a request or
@@ -23,7 +24,7 @@ extension PostgresConnection {
             throw PostgresError(sqlState: nil, message: "the connection was given up: PostgreSQL did not answer in time",
                                 sql: sql, connectionBroken: true)
         }
-        let end = deadline.map { ContinuousClock.now + $0 }
+        let end = deadline.map { time.now.addingTimeInterval(Self.seconds($0)) }
         guard send() == 1 else { return try checked(nil, sql: sql) }
         var last: OpaquePointer?
         do throws(PostgresError) {
@@ -54,20 +55,18 @@ extension PostgresConnection {
 
     /// Waits until the socket is ready for `events`; returns what it is ready for. At `end` the
     /// connection is given up.
-    private func wait(for events: Int16, until end: ContinuousClock.Instant?, _ sql: String) throws(PostgresError) -> Int16 {
+    private func wait(for events: Int16, until end: Date?, _ sql: String) throws(PostgresError) -> Int16 {
         let socket = PQsocket(handle)
         guard socket >= 0 else { throw failure(sql) }
         while true {
             var timeout: Int32 = -1
             if let end {
-                let left = ContinuousClock.now.duration(to: end)
-                guard left > .zero else {
+                timeout = time.pollTimeoutMs(until: end)
+                guard timeout > 0, !time.hasReached(end) else {
                     abandoned = true
                     throw PostgresError(sqlState: nil, message: "PostgreSQL did not answer within \(deadline ?? .zero) (the connection is given up)",
                                         sql: sql, connectionBroken: true)
                 }
-                let (seconds, attoseconds) = left.components
-                timeout = Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)
             }
             var watch = pollfd(fd: socket, events: events, revents: 0)
             let ready = poll(&watch, 1, timeout)
@@ -76,6 +75,12 @@ extension PostgresConnection {
                 throw PostgresError(sqlState: nil, message: "poll: \(String(cString: strerror(errno)))", sql: sql, connectionBroken: true)
             }
         }
+    }
+
+    /// `duration` in seconds, as a date's interval.
+    private static func seconds(_ duration: Duration) -> TimeInterval {
+        let (seconds, attoseconds) = duration.components
+        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
     }
 
     /// Reading or writing the socket failed mid-statement: the connection is no longer usable.

@@ -11,14 +11,17 @@ public final class PostgresConnection {
     /// Past it the connection is given up (`isBroken`), whatever the server does later — see
     /// `PostgresConnection+Deadline.swift`.
     public var deadline: Duration?
+    /// What `deadline` is measured on: this machine's clock, or a test's (`ManualTime`).
+    let time: any TimeSource
     /// Set when a statement outlived `deadline`: the connection is mid-statement, unusable.
     var abandoned = false
 
     /// Connects to `uri` (a libpq URI or `key=value` string). `connectTimeout` (seconds) bounds
     /// each attempt against an unreachable host; the string's own `connect_timeout` wins, as it
-    /// does over `defaults` (other libpq keywords). `deadline`: see `deadline`.
+    /// does over `defaults` (other libpq keywords). `deadline`: see `deadline`; `time`: what it
+    /// is measured on.
     public init(uri: String, connectTimeout: Int = 10, defaults: [(String, String)] = [],
-                deadline: Duration? = nil) throws(PostgresError) {
+                deadline: Duration? = nil, time: any TimeSource = SystemTime()) throws(PostgresError) {
         let connectionString = ConnectionString(uri)
         // Arrays are read in order and a later keyword wins, so the expanded `dbname` (the whole
         // string) overrides the defaults given before it.
@@ -44,6 +47,7 @@ public final class PostgresConnection {
         handle = connection
         target = connectionString.redacted
         self.deadline = deadline
+        self.time = time
         // libpq prints NOTICE/WARNING messages to stderr by default; they are not errors and the
         // service's log is its own.
         PQsetNoticeReceiver(handle, { _, _ in }, nil)

@@ -27,9 +27,15 @@ final class PostgresListener: @unchecked Sendable {
     /// The thread has seen `held` and dropped its connection.
     private var holding = false
 
-    init(uri: String, sender: String) {
+    /// What the reconnect backoff waits on: this machine's clock, or a test's (`ManualTime`).
+    private let time: any TimeSource
+    /// Tests: how many times a listening connection was tried.
+    private var tries = 0
+
+    init(uri: String, sender: String, time: any TimeSource = SystemTime()) {
         self.uri = uri
         self.sender = sender
+        self.time = time
         var fds: [Int32] = [-1, -1]
         guard pipe(&fds) == 0 else {
             wakePipe = nil
@@ -117,10 +123,21 @@ final class PostgresListener: @unchecked Sendable {
         condition.unlock()
     }
 
+    /// Wakes the thread from its `poll` on the connection, or from its wait for the next try.
     private func wakeThread() {
+        condition.lock()
+        condition.broadcast()
+        condition.unlock()
         guard let wakePipe else { return }
         var byte: UInt8 = 1
         _ = write(wakePipe.write, &byte, 1)
+    }
+
+    /// Tests: how many times a listening connection was tried (the first one included).
+    var connectionTries: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return tries
     }
 
     private var state: (stopping: Bool, held: Bool) {
@@ -132,6 +149,9 @@ final class PostgresListener: @unchecked Sendable {
     /// A new connection, listening. Its TCP keepalives find a peer that vanished without a word
     /// (a host gone): nothing else is ever sent on this connection.
     private func listen() throws(PostgresError) -> PostgresConnection {
+        condition.lock()
+        tries += 1
+        condition.unlock()
         let connection = try PostgresConnection(uri: uri, connectTimeout: 5, defaults: [
             ("keepalives_idle", "10"), ("keepalives_interval", "5"), ("keepalives_count", "3"),
         ])
@@ -145,7 +165,7 @@ final class PostgresListener: @unchecked Sendable {
         // Whether notifications may have been sent that this server never heard.
         var newsLost = first == nil
         var backoff = RetryBackoff(ceiling: PostgresOutage.longestWait)
-        if first == nil { _ = backoff.failed(StoreError.storageUnavailable("no listening connection"), at: Date()) }
+        if first == nil { _ = backoff.failed(StoreError.storageUnavailable("no listening connection"), at: time.now) }
         while true {
             let (stopping, held) = state
             if stopping { return }
@@ -153,18 +173,20 @@ final class PostgresListener: @unchecked Sendable {
                 if connection != nil { newsLost = true }
                 connection = nil
                 setHolding(true)
-                _ = Self.wait(for: wake, or: nil, timeoutMs: -1)
+                waitWithoutConnection(until: nil)
                 continue
             }
             setHolding(false)
             guard let listening = connection else {
-                let waitMs = max(0, Int32(((backoff.until?.timeIntervalSinceNow ?? 0) * 1000).rounded(.up)))
-                if Self.wait(for: wake, or: nil, timeoutMs: waitMs) == .woken { continue }
+                if let until = backoff.until, !time.hasReached(until) {
+                    waitWithoutConnection(until: until)
+                    continue
+                }
                 do throws(PostgresError) {
                     connection = try listen()
                     _ = backoff.succeeded()
                 } catch {
-                    _ = backoff.failed(error, at: Date())
+                    _ = backoff.failed(error, at: time.now)
                 }
                 continue
             }
@@ -175,7 +197,7 @@ final class PostgresListener: @unchecked Sendable {
             guard let changes = received(on: listening) else {
                 connection = nil
                 newsLost = true
-                _ = backoff.failed(StoreError.storageUnavailable("the listening connection was lost"), at: Date())
+                _ = backoff.failed(StoreError.storageUnavailable("the listening connection was lost"), at: time.now)
                 continue
             }
             for change in changes { receive(change) }
@@ -199,6 +221,19 @@ final class PostgresListener: @unchecked Sendable {
             }
         }
         return (ids.isEmpty ? [] : [.sessions(ids)]) + wallTimers.map { .wallTimer($0) }
+    }
+
+    /// With no connection to listen on: sleeps until `until` on `time` (`nil`: never), or until
+    /// `stop` or `hold` change what the thread should do (the caller looks at `state` again).
+    private func waitWithoutConnection(until: Date?) {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !stopping, held == holding else { return }
+        if let until {
+            _ = time.wait(condition, until: until)
+        } else {
+            condition.wait()
+        }
     }
 
     private enum Waited { case woken, ready }

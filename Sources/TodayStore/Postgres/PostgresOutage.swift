@@ -22,8 +22,12 @@ final class PostgresOutage: @unchecked Sendable {
     private var reconnecting = false
     private var closed = false
 
-    init(health: StorageHealth, reconnect: @escaping @Sendable () throws(StoreError) -> Void) {
+    /// What the backoff between two tries waits on: this machine's clock, or a test's.
+    private let time: any TimeSource
+
+    init(health: StorageHealth, time: any TimeSource = SystemTime(), reconnect: @escaping @Sendable () throws(StoreError) -> Void) {
         self.health = health
+        self.time = time
         self.reconnect = reconnect
     }
 
@@ -73,7 +77,7 @@ final class PostgresOutage: @unchecked Sendable {
         var backoff = RetryBackoff(ceiling: Self.longestWait)
         while true {
             condition.lock()
-            while !closed, let until = backoff.until, Date() < until { _ = condition.wait(until: until) }
+            while !closed, let until = backoff.until, !time.hasReached(until) { _ = time.wait(condition, until: until) }
             if closed {
                 reconnecting = false
                 condition.unlock()
@@ -83,7 +87,7 @@ final class PostgresOutage: @unchecked Sendable {
             do throws(StoreError) {
                 try reconnect()
             } catch {
-                _ = backoff.failed(error, at: Date())
+                _ = backoff.failed(error, at: time.now)
                 continue
             }
             condition.lock()

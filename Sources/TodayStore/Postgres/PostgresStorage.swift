@@ -34,29 +34,33 @@ final class PostgresStorage: SessionStorage, @unchecked Sendable {
     /// sets a long one instead of racing the default.
     let statementDeadline: Duration
     static let defaultStatementDeadline: Duration = .seconds(5)
+    private let time: any TimeSource
 
     /// Connects, creating or migrating the schema. A database that cannot be reached is an
     /// error here (the server exits 2); later losses are retried (`PostgresOutage`).
-    init(uri: String, readConnections: Int = 2, statementDeadline: Duration = PostgresStorage.defaultStatementDeadline) throws(StoreError) {
+    /// `time`: what the statement deadline and the reconnect backoffs are measured on.
+    init(uri: String, readConnections: Int = 2, statementDeadline: Duration = PostgresStorage.defaultStatementDeadline,
+         time: any TimeSource = SystemTime()) throws(StoreError) {
         self.readConnections = max(1, readConnections)
         self.uri = uri
         self.statementDeadline = statementDeadline
-        let connection = try Self.connect(uri, deadline: statementDeadline)
+        self.time = time
+        let connection = try Self.connect(uri, deadline: statementDeadline, time: time)
         try PostgresSchema.migrate(connection)
         try PostgresTransaction.prepare(connection)
-        listener = PostgresListener(uri: uri, sender: sender)
+        listener = PostgresListener(uri: uri, sender: sender, time: time)
         writer = connection
         readers = PostgresPool(capacity: readConnections) { () throws(StoreError) in
-            try Self.connect(uri, deadline: statementDeadline)
+            try Self.connect(uri, deadline: statementDeadline, time: time)
         }
-        outage = PostgresOutage(health: health) { [weak self] () throws(StoreError) in try self?.reconnectWriter() }
+        outage = PostgresOutage(health: health, time: time) { [weak self] () throws(StoreError) in try self?.reconnectWriter() }
     }
 
-    /// A new connection whose statements each end by `deadline`; the password never appears in
-    /// the error. The connect timeout stays 5 s (libpq counts whole seconds).
-    static func connect(_ uri: String, deadline: Duration) throws(StoreError) -> PostgresConnection {
+    /// A new connection whose statements each end by `deadline` on `time`; the password never
+    /// appears in the error. The connect timeout stays 5 s (libpq counts whole seconds).
+    static func connect(_ uri: String, deadline: Duration, time: any TimeSource = SystemTime()) throws(StoreError) -> PostgresConnection {
         do {
-            return try PostgresConnection(uri: uri, connectTimeout: 5, deadline: deadline)
+            return try PostgresConnection(uri: uri, connectTimeout: 5, deadline: deadline, time: time)
         } catch {
             throw .storageUnavailable("cannot reach PostgreSQL at \(PostgresConnection.redacted(uri)): \(error.message)")
         }
@@ -150,7 +154,7 @@ final class PostgresStorage: SessionStorage, @unchecked Sendable {
 
     /// In the background, while known down: a new write connection, checked with a round trip.
     private func reconnectWriter() throws(StoreError) {
-        let connection = try Self.connect(uri, deadline: statementDeadline)
+        let connection = try Self.connect(uri, deadline: statementDeadline, time: time)
         try PostgresTransaction.prepare(connection)
         writeLock.lock()
         defer { writeLock.unlock() }

@@ -96,7 +96,7 @@ public final class SessionStore: @unchecked Sendable {
             return try SessionStore(path: database, durability: durability, cacheCapacity: cacheCapacity, chunkRows: chunkRows,
                                     unixNow: unixNow, time: time)
         }
-        return SessionStore(storage: try PostgresStorage(uri: database, statementDeadline: statementDeadline),
+        return SessionStore(storage: try PostgresStorage(uri: database, statementDeadline: statementDeadline, time: time ?? SystemTime()),
                             cacheCapacity: cacheCapacity, chunkRows: chunkRows, unixNow: unixNow, time: time)
     }
 
