@@ -46,19 +46,23 @@ public final class BackgroundLoop: @unchecked Sendable {
 
     /// Wakes the loop now: what `nextWake` says may have changed.
     public func poke() {
-        condition.lock()
-        poked = true
-        condition.signal()
-        condition.unlock()
+        wake { poked = true }
     }
 
     /// What made the work fail is gone (storage takes writes again, `StorageHealth`): try now
     /// rather than at the end of the backoff (up to 30 s: a wall timer that fell due while the
     /// database was down would fire that late).
     public func retryNow() {
+        wake {
+            retryAsked = true
+            poked = true
+        }
+    }
+
+    /// Makes `change` under the lock and wakes the thread to look at it.
+    private func wake(_ change: () -> Void) {
         condition.lock()
-        retryAsked = true
-        poked = true
+        change()
         condition.signal()
         condition.unlock()
     }

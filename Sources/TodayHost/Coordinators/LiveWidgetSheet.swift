@@ -12,23 +12,16 @@ public struct LiveWidgetSheet: Codable, Equatable, Sendable {
     public init() {}
 
     /// `true` when presentation started (the `{presented}` acknowledgement).
-    mutating func present() -> Bool {
-        switch state {
-        case .presented: return false
-        case .hidden:
-            state = .presented
-            return true
-        }
-    }
+    mutating func present() -> Bool { move(to: .presented) }
 
     /// Created or cancelled: `false` when no sheet was up.
-    mutating func dismiss() -> Bool {
-        switch state {
-        case .hidden: return false
-        case .presented:
-            state = .hidden
-            return true
-        }
+    mutating func dismiss() -> Bool { move(to: .hidden) }
+
+    /// `false` when the sheet is already in `next`.
+    private mutating func move(to next: State) -> Bool {
+        guard state != next else { return false }
+        state = next
+        return true
     }
 }
 

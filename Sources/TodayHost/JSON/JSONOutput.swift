@@ -19,25 +19,23 @@ public struct JSONOutput {
         }
     }
 
-    public mutating func beginObject() {
+    public mutating func beginObject() { open(UInt8(ascii: "{")) }
+
+    public mutating func endObject() { close(UInt8(ascii: "}")) }
+
+    public mutating func beginArray() { open(UInt8(ascii: "[")) }
+
+    public mutating func endArray() { close(UInt8(ascii: "]")) }
+
+    /// An object or array begins: its first member needs no separator.
+    private mutating func open(_ bracket: UInt8) {
         separate()
-        bytes.append(UInt8(ascii: "{"))
+        bytes.append(bracket)
         first.append(true)
     }
 
-    public mutating func endObject() {
-        bytes.append(UInt8(ascii: "}"))
-        first.removeLast()
-    }
-
-    public mutating func beginArray() {
-        separate()
-        bytes.append(UInt8(ascii: "["))
-        first.append(true)
-    }
-
-    public mutating func endArray() {
-        bytes.append(UInt8(ascii: "]"))
+    private mutating func close(_ bracket: UInt8) {
+        bytes.append(bracket)
         first.removeLast()
     }
 

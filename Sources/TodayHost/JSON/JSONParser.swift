@@ -96,15 +96,7 @@ private struct JSONParser {
             skipWhitespace()
             let value = try parseValue(depth: depth + 1)
             members.append((key, value))
-            skipWhitespace()
-            guard index < bytes.count else { throw error("unexpected end of input") }
-            if bytes[index] == UInt8(ascii: ",") {
-                index += 1
-                continue
-            }
-            guard bytes[index] == UInt8(ascii: "}") else { throw error("expected ',' or '}'") }
-            index += 1
-            return .object(members)
+            if try endOfElement(UInt8(ascii: "}")) { return .object(members) }
         }
     }
 
@@ -119,16 +111,22 @@ private struct JSONParser {
         while true {
             skipWhitespace()
             elements.append(try parseValue(depth: depth + 1))
-            skipWhitespace()
-            guard index < bytes.count else { throw error("unexpected end of input") }
-            if bytes[index] == UInt8(ascii: ",") {
-                index += 1
-                continue
-            }
-            guard bytes[index] == UInt8(ascii: "]") else { throw error("expected ',' or ']'") }
-            index += 1
-            return .array(elements)
+            if try endOfElement(UInt8(ascii: "]")) { return .array(elements) }
         }
+    }
+
+    /// After a member or element: `true` at `closing` (consumed: the container ends), `false`
+    /// after a comma (another follows).
+    mutating func endOfElement(_ closing: UInt8) throws(JSONSyntaxError) -> Bool {
+        skipWhitespace()
+        guard index < bytes.count else { throw error("unexpected end of input") }
+        if bytes[index] == UInt8(ascii: ",") {
+            index += 1
+            return false
+        }
+        guard bytes[index] == closing else { throw error("expected ',' or '\(Character(Unicode.Scalar(closing)))'") }
+        index += 1
+        return true
     }
 
     mutating func parseString() throws(JSONSyntaxError) -> String {
