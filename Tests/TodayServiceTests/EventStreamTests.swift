@@ -92,7 +92,7 @@ import TodayTestSupport
         #expect(await eventually { server.service!.streams.count >= count }, "\(count) streams open")
     }
 
-    @Test func aStreamSendsEveryEntryAndResumesWithoutLossOrRepeat() async throws {
+    @Test func realTimeAStreamSendsEveryEntryAndResumesWithoutLossOrRepeat() async throws {
         let server = try TestServer()
         let client = Client(server: server)
         try await client.create(["uid": "u1", "id": "s1"])

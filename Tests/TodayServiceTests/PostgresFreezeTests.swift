@@ -28,7 +28,7 @@ struct PostgresFreezeTests {
         #expect(answer?.json["code"] == "storage_unavailable", "\(what): \(answer.map(\.description) ?? "-")", sourceLocation: sourceLocation)
     }
 
-    @Test func aFrozenDatabaseHoldsNoReadNoWriteAndNoStopForEver() async throws {
+    @Test func realTimeAFrozenDatabaseHoldsNoReadNoWriteAndNoStopForEver() async throws {
         let postgres = try await PostgresServer.started()
         // The deadline is generous for the statements that must succeed (a sanitizer build's
         // commit beside a CPU hog); the drain far longer, so the write waiting at SIGTERM is

@@ -37,7 +37,7 @@ struct PostgresOutageTests {
         return reply
     }
 
-    @Test func aStoppedDatabaseIsAnsweredAtOnceAndReadinessReturnsByItself() async throws {
+    @Test func realTimeAStoppedDatabaseIsAnsweredAtOnceAndReadinessReturnsByItself() async throws {
         let postgres = try await PostgresServer.started()
         // The server trusts loopback and ignores the password: what matters is that it is never shown.
         let uri = postgres.uri.replacingOccurrences(of: "//postgres@", with: "//postgres:\(Self.password)@")
@@ -91,7 +91,7 @@ struct PostgresOutageTests {
     /// A database host that takes connections and never answers them (a hung server, a proxy in
     /// front of a dead one): a connection attempt lasts libpq's connect timeout, and no request
     /// may spend it.
-    @Test func aDatabaseThatNeverAnswersHoldsNoRequest() async throws {
+    @Test func realTimeADatabaseThatNeverAnswersHoldsNoRequest() async throws {
         let postgres = try await PostgresServer.started()
         let server = try TestServer(database: postgres.uri + Self.connectTimeout)
         let client = Client(server: server)

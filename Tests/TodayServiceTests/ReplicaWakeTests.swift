@@ -132,7 +132,7 @@ struct ReplicaWakeTests {
         #expect(events.map(\.id) == Self.seqs(created).map { "c1/\($0)" }, "the account stream found carol's new session")
     }
 
-    @Test func afterTheDatabaseRestartsALongPollWakesAcrossServersAgain() async throws {
+    @Test func realTimeAfterTheDatabaseRestartsALongPollWakesAcrossServersAgain() async throws {
         let postgres = try await PostgresServer.started()
         let replicas = try Replicas(uri: postgres.uri)
         let (a, b) = replicas.clients

@@ -56,7 +56,7 @@ import TodayTestSupport
 
     /// Without the drain, `MHD_stop_daemon` aborted the test process here ("called while we
     /// have suspended connections").
-    @Test func aRequestStillParkedWhenTheGraceEndsIsAnswered503AndTheDaemonStops() async throws {
+    @Test func realTimeARequestStillParkedWhenTheGraceEndsIsAnswered503AndTheDaemonStops() async throws {
         let server = try TestServer(longestWaitMs: WaitTests.longWaitMs)
         let connection = try await parkedLongPoll(on: server)
 

@@ -144,7 +144,7 @@ import TodayTestSupport
                        respond: { _ in (.json(["whole": true]), routeName: "other") })
     }
 
-    @Test func aBodyTheServerTakesLongerThanTheDeadlineToJudgeIsAnswered() async throws {
+    @Test func realTimeABodyTheServerTakesLongerThanTheDeadlineToJudgeIsAnswered() async throws {
         let sink = HeldSink()
         let server = try Self.server(deadline: 1, sink: sink)
         defer { server.stop(grace: 0) }
@@ -165,7 +165,7 @@ import TodayTestSupport
         #expect(answer?.json["received"] == 3000, "\(String(describing: answer))")
     }
 
-    @Test func aTricklingUploadIsStillCut() async throws {
+    @Test func realTimeATricklingUploadIsStillCut() async throws {
         let sink = HeldSink()
         sink.release.signal()  // the first piece goes straight through
         let server = try Self.server(deadline: 1, sink: sink)

@@ -18,7 +18,7 @@ struct WallClockFleetTests {
     /// scheduler woken for it. The schedulers' rescan is an hour, so a timer found only by a
     /// rescan would not fire within the test's 120 s at all: that, not a latency bound, tells a
     /// woken scheduler from a polling one. How late they fired is a figure beside its goal.
-    @Test func fiftyTimersThreeSchedulersEachFiresOnceOnTime() async throws {
+    @Test func realTimeFiftyTimersThreeSchedulersEachFiresOnceOnTime() async throws {
         let database = try TestPostgres.database()
         let fleet = try (0..<3).map { _ in try FleetServer(database.uri, rescanInterval: 3600) }
         defer { fleet.forEach { $0.kill() } }
@@ -48,7 +48,7 @@ struct WallClockFleetTests {
     /// A server that cached a `wall` session (it armed its timer) reads it after another fired
     /// the timer: a fired timer leaves the session's version as it was, so the cached copy
     /// must not be taken for current (it would fire the timer again).
-    @Test func aServerWhoseCachedSessionAnotherFiredDoesNotFireItAgain() async throws {
+    @Test func realTimeAServerWhoseCachedSessionAnotherFiredDoesNotFireItAgain() async throws {
         let database = try TestPostgres.database()
         let armedOn = try FleetServer(database.uri, scheduling: false)
         let firing = try FleetServer(database.uri)
@@ -65,7 +65,7 @@ struct WallClockFleetTests {
     }
 
     /// The server that armed every timer dies half-way: the others fire the rest, each once.
-    @Test func aServerDyingMidwayLosesNoTimerAndDoublesNone() async throws {
+    @Test func realTimeAServerDyingMidwayLosesNoTimerAndDoublesNone() async throws {
         let database = try TestPostgres.database()
         let fleet = try (0..<3).map { _ in try FleetServer(database.uri) }
         defer { fleet.forEach { $0.kill() } }
@@ -97,7 +97,7 @@ struct WallClockFleetTests {
     /// scheduler it could fire the survivor's own timer first: under a CPU hog it did, and the
     /// survivor's count stayed 0), and the survivor hears no notification of the arming, so
     /// only its rescan can find the timer.
-    @Test func aTimerArmedOnAServerThatDiedIsFiredByAnotherOnItsRescan() async throws {
+    @Test func realTimeATimerArmedOnAServerThatDiedIsFiredByAnotherOnItsRescan() async throws {
         let database = try TestPostgres.database()
         let armedOn = try FleetServer(database.uri, scheduling: false)
         let survivor = try FleetServer(database.uri)
@@ -119,7 +119,7 @@ struct WallClockFleetTests {
     /// A server whose own clock runs 5 s ahead neither fires a timer before the database's clock
     /// says it is due (by its scheduler, or by a read: each catches up) nor starts a session's
     /// clock 5 s late, and it lists no session's clock ahead of the database's.
-    @Test func aServerWithAClockAheadFiresNoTimerEarly() async throws {
+    @Test func realTimeAServerWithAClockAheadFiresNoTimerEarly() async throws {
         let database = try TestPostgres.database()
         let ahead = try FleetServer(database.uri, clockAheadMs: 5_000)
         // Arms only: the server ahead is the one that fires.

@@ -118,7 +118,7 @@ private final class Box: @unchecked Sendable {
 
     /// One failed reclaim chunk (a full disk) once stopped the reclaimer until something else
     /// poked it: the rows of a removed session stayed until the next purge or restart.
-    @Test func theReclaimerRetriesAFailedChunk() throws {
+    @Test func realTimeTheReclaimerRetriesAFailedChunk() throws {
         let path = try tempPath("giveup")
         let ord = try bigSession(path, rows: 60_000)
         let store = try SessionStore(path: path)
