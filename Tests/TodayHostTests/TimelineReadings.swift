@@ -74,3 +74,23 @@ extension SessionRunner {
         }
     }
 }
+
+/// A pending timer as a test expects it: `Due(.pullWatchdog, "pull-1", 13000)`.
+struct Due: Equatable, CustomStringConvertible {
+    var kind: TimerKind
+    var requestId: String?
+    var dueAtMs: Millis
+
+    init(_ kind: TimerKind, _ requestId: String?, _ dueAtMs: Millis) {
+        self.kind = kind
+        self.requestId = requestId
+        self.dueAtMs = dueAtMs
+    }
+
+    var description: String { "\(kind.rawValue)(\(requestId ?? "-")) @\(dueAtMs)" }
+}
+
+extension SessionRunner {
+    /// The session's pending timers, in due order (C3).
+    var dueTimers: [Due] { session.watchdogs.map { Due($0.kind, $0.requestId, $0.dueAtMs) } }
+}

@@ -76,3 +76,10 @@ extension SessionRunner {
 extension Applied {
     var kinds: [TimelineEntry.Kind] { entries.map(\.kind) }
 }
+
+extension Web {
+    /// A `refreshStarted` an old or broken Web might send: wrong schema, no presentation.
+    static func malformedStarted(_ requestId: String) -> Input {
+        .webEvent(["type": "todayPage.refreshStarted", "schemaVersion": 2, "requestId": .string(requestId)])
+    }
+}
