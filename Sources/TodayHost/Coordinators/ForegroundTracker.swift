@@ -18,28 +18,19 @@ public struct ForegroundTracker: Codable, Equatable, Sendable {
         return nil
     }
 
-    public enum Departure: Equatable, Sendable {
-        /// Already in the background (the input is then ignored).
-        case alreadyBackground
-        /// Gone to the background now.
-        case left
-    }
-
-    /// H15: the app went to the background.
-    mutating func appBackgrounded(at now: Instant) -> Departure {
-        switch state {
-        case .background:
-            return .alreadyBackground
-        case .foreground:
-            state = .background(sinceMs: now.ms)
-            return .left
-        }
+    /// H15: the app went to the background: the page is told it is hidden. Nothing when it
+    /// already was (the input is then ignored).
+    mutating func appBackgrounded(at now: Instant) -> [Effect] {
+        guard case .foreground = state else { return [] }
+        state = .background(sinceMs: now.ms)
+        return Self.visibility(false)
     }
 
     public enum Return: Equatable, Sendable {
         case alreadyForeground
-        /// Back from the background; `revalidate` when away at least the threshold.
-        case returned(revalidate: Bool)
+        /// Back from the background: the page is told it is visible (`shown`); `revalidate`
+        /// when away at least the threshold.
+        case returned(shown: [Effect], revalidate: Bool)
     }
 
     /// H15: the app came back to the foreground.
@@ -49,7 +40,15 @@ public struct ForegroundTracker: Codable, Equatable, Sendable {
             return .alreadyForeground
         case let .background(sinceMs):
             state = .foreground
-            return .returned(revalidate: now.ms - sinceMs >= thresholdMs)
+            return .returned(shown: Self.visibility(true), revalidate: now.ms - sinceMs >= thresholdMs)
+        }
+    }
+
+    /// H15: leaving and disappearing are one step; so are the positive pair.
+    static func visibility(_ visible: Bool) -> [Effect] {
+        ["webView.visibilityWillChange", "webView.visibilityChanged"].map { type in
+            .emit(type: type, requestId: nil,
+                  payload: ["type": .string(type), "schemaVersion": 1, "visible": .bool(visible)], rule: .h15)
         }
     }
 }

@@ -36,25 +36,28 @@ public struct SoftRefresh: Codable, Equatable, Sendable {
         return [.emit(type: "todayPage.refreshRequested", requestId: requestId, payload: .object(payload), rule: reason.requestRule)]
     }
 
-    /// H7: Web's result for a pending request consumes it (returned, for the session to settle);
-    /// the deadline goes with the last one.
-    mutating func resultArrived(for requestId: String) -> PendingRequest? {
-        guard let index = pending.firstIndex(where: { $0.requestId == requestId }) else { return nil }
+    /// H7: Web's result for a pending request consumes it, settled with Web's `outcome`; the
+    /// deadline goes with the last one. Nothing when the id is not pending.
+    mutating func resultArrived(for requestId: String, outcome: RequestOutcome) -> [Effect] {
+        guard let index = pending.firstIndex(where: { $0.requestId == requestId }) else { return [] }
         let request = pending.remove(at: index)
         if pending.isEmpty { deadline = nil }
-        return request
+        return [Self.settled(request, outcome, .h7)]
     }
 
-    /// H6: the shared deadline passed: every pending request times out (returned, for the
-    /// session to settle).
-    mutating func deadlinePassed() -> [PendingRequest] {
-        takeAll()
+    /// H6: the shared deadline passed: every pending request times out, in the order made.
+    mutating func deadlinePassed() -> [Effect] {
+        takeAll().map { Self.settled($0, .timedOut, .h6) }
     }
 
-    /// H3, H18, H20: the document went (a navigation, a termination, the teardown): every
-    /// pending request is cancelled (returned, for the session to settle) with the deadline.
-    mutating func documentLeft() -> [PendingRequest] {
-        takeAll()
+    /// H3, H18, H20: the document went (`rule`: a navigation, a termination, the teardown):
+    /// every pending request is cancelled, in the order made, with the deadline.
+    mutating func documentLeft(_ rule: Rule) -> [Effect] {
+        takeAll().map { Self.settled($0, .cancelled, rule) }
+    }
+
+    private static func settled(_ request: PendingRequest, _ outcome: RequestOutcome, _ rule: Rule) -> Effect {
+        .requestSettled(requestId: request.requestId, outcome: outcome, reason: request.reason, rule: rule)
     }
 
     private mutating func takeAll() -> [PendingRequest] {

@@ -47,14 +47,15 @@ extension HostSession {
     mutating func lifecycleChanged(_ lifecycle: Lifecycle, _ log: inout StepLog) throws(InputError) -> Outcome {
         switch lifecycle {
         case .background:
-            guard app.appBackgrounded(at: instant) == .left else { return .ignored(.alreadyBackground) }
-            record(visibility(false) + [hostAnalytics("page_end")], &log)
+            let hidden = app.appBackgrounded(at: instant)
+            guard !hidden.isEmpty else { return .ignored(.alreadyBackground) }
+            record(hidden + [hostAnalytics("page_end")], &log)
         case let .foreground(callerRequestId):
             switch app.appForegrounded(at: instant, thresholdMs: config.timing.foregroundThresholdMs) {
             case .alreadyForeground:
                 return .ignored(.alreadyForeground)
-            case let .returned(revalidate):
-                record(visibility(true) + [hostAnalytics("page_view")], &log)
+            case let .returned(shown, revalidate):
+                record(shown + [hostAnalytics("page_view")], &log)
                 if revalidate { requestSoftRefresh(.appForeground, callerRequestId: callerRequestId, &log) }
             }
         case let .tabActivated(callerRequestId):
@@ -75,20 +76,10 @@ extension HostSession {
         return .applied
     }
 
-    /// H15: leaving and disappearing are one step; so are the positive pair.
-    func visibility(_ visible: Bool) -> [Effect] {
-        ["webView.visibilityWillChange", "webView.visibilityChanged"].map { type in
-            .emit(type: type, requestId: nil,
-                  payload: ["type": .string(type), "schemaVersion": 1, "visible": .bool(visible)], rule: .h15)
-        }
-    }
-
     /// H18: the header clears, pending requests are cancelled, and it counts as a failure.
     mutating func webContentTerminated(callerRequestId: String?, _ log: inout StepLog) {
         record(header.clear(.h14), &log)
-        for request in refresh.documentLeft() {
-            settle(request.requestId, .cancelled, reason: request.reason, rule: .h18, &log)
-        }
+        record(refresh.documentLeft(.h18), &log)
         document.terminated()
         if recovery.nativeRequestFailed() == .reload {
             hostReload(.termination, callerRequestId: callerRequestId, &log)

@@ -12,18 +12,21 @@ extension HostSession {
         record(refresh.request(requestId: requestId, reason: reason, at: instant, deadlineMs: config.timing.softRefreshDeadlineMs), &log)
     }
 
-    /// A native request reached its end: on the timeline and in the ledger. `answered` when
-    /// Web's result settled it.
-    /// `rule`: what settled it (H7 an answer, H6 the deadline, H3, H18 or H20 a cancel).
-    mutating func settle(_ requestId: String, _ outcome: RequestOutcome, reason: RefreshReason?, answered: Bool = false,
-                         rule: Rule, _ log: inout StepLog) {
+    /// The document's own request reached its end (`rule`: H7 Web's answer, H3, H18 or H20 a
+    /// cancel); `record` writes it to the ledger too.
+    mutating func settle(_ requestId: String, _ outcome: RequestOutcome, rule: Rule, _ log: inout StepLog) {
+        record([.requestSettled(requestId: requestId, outcome: outcome, reason: nil, rule: rule)], &log)
+    }
+
+    /// A native request reached its end: in the ledger, answered when Web's result settled it
+    /// (H7). Called by `record` for each `requestSettled`, before its timeline entry.
+    mutating func noteSettled(_ requestId: String, _ outcome: RequestOutcome, rule: Rule?, _ log: inout StepLog) {
         let settledAt = nowMs
         log.ledger.update(requestId) { record in
             record.outcome = outcome
             record.settledAtMs = settledAt
-            if answered { record.answeredAtMs = settledAt }
+            if rule == .h7 { record.answeredAtMs = settledAt }
         }
-        record([.requestSettled(requestId: requestId, outcome: outcome, reason: reason, rule: rule)], &log)
     }
 
     /// H7, H8: a well-formed `todayPage.refreshResult`.
@@ -33,12 +36,13 @@ extension HostSession {
         noteResult(for: requestId, &log)
 
         let nativeOwned: Bool
-        if let request = refresh.resultArrived(for: requestId) {
-            settle(requestId, result.status.outcome, reason: request.reason, answered: true, rule: .h7, &log)
+        let settled = refresh.resultArrived(for: requestId, outcome: result.status.outcome)
+        if !settled.isEmpty {
+            record(settled, &log)
             nativeOwned = true
         } else if document.ownedRequestId == requestId {
             document.resultArrived()
-            settle(requestId, result.status.outcome, reason: nil, answered: true, rule: .h7, &log)
+            settle(requestId, result.status.outcome, rule: .h7, &log)
             nativeOwned = true
         } else if header.owner == requestId || pull.owner == requestId {
             // A Web-minted id: its UIs settle, the budget is Web's own business (H9).
@@ -76,18 +80,20 @@ extension HostSession {
 
     /// H6: every pending request times out; H9 decides whether the document reloads.
     mutating func softRefreshDeadlineExpired(_ log: inout StepLog) {
+        let unanswered = refresh.pending
         let expired = refresh.deadlinePassed()
-        for request in expired {
-            settle(request.requestId, .timedOut, reason: request.reason, rule: .h6, &log)
+        // One settle per pending request, in the same order: each is followed by its M7.
+        for (request, settled) in zip(unanswered, expired) {
+            record([settled], &log)
             monitorUnanswered(request, &log)
         }
         if recovery.nativeRequestFailed() == .reload {
             hostReload(.recovery, callerRequestId: nil, &log)
             return
         }
-        for request in expired {
-            record(pull.requestConsumed(requestId: request.requestId, outcome: .timedOut), &log)
-            if header.owner == request.requestId { record(header.clear(.h6), &log) }
+        for requestId in expired.compactMap(\.settledRequestId) {
+            record(pull.requestConsumed(requestId: requestId, outcome: .timedOut), &log)
+            if header.owner == requestId { record(header.clear(.h6), &log) }
         }
     }
 
@@ -116,12 +122,10 @@ extension HostSession {
     /// document's own reload id (the document no longer owns it).
     /// `rule`: the rule of what cancels them (H3 a navigation, H20 the teardown).
     mutating func cancelOpenRequests(_ rule: Rule, _ log: inout StepLog) {
-        for request in refresh.documentLeft() {
-            settle(request.requestId, .cancelled, reason: request.reason, rule: rule, &log)
-        }
+        record(refresh.documentLeft(rule), &log)
         if let owned = document.ownedRequestId {
             document.resultArrived()
-            settle(owned, .cancelled, reason: nil, rule: rule, &log)
+            settle(owned, .cancelled, rule: rule, &log)
         }
     }
 }

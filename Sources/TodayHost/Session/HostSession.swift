@@ -153,6 +153,7 @@ public struct HostSession: Codable, Equatable, Sendable {
 
     mutating func record(_ effects: [Effect], _ log: inout StepLog) {
         for effect in effects {
+            if case let .requestSettled(requestId, outcome, _, rule) = effect { noteSettled(requestId, outcome, rule: rule, &log) }
             let parts = effect.entryParts
             if case .violation = effect { violationCount += 1 }
             append(kind: parts.kind, type: parts.type, requestId: parts.requestId, rule: parts.rule, data: parts.data, &log)
