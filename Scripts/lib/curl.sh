@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared helpers for the checklist scenarios. Source it from a scenario script:
 #
 #   set -euo pipefail
@@ -11,6 +12,13 @@
 # Pattern: always assign an HTTP call to a variable first (R=$(post …)); `set -e` then stops
 # the scenario on an unexpected HTTP status. A call nested inside another command's arguments
 # would hide that failure.
+#
+# Helpers: api/post/get (fail on an unexpected status), create_session, one per input route
+# (gesture, lifecycle, web_event, clock) and per read (view, timeline, watchdogs), play (several
+# inputs in a row, one POST each: R=$(play "$S" +200 "started fg-1" "result fg-1 succeeded")),
+# the bridge message builders started/result, j (jq with the shared definitions of JQ_DEFS:
+# requested, settled, violations, violation_codes, entries(kind), timers(kind)) and
+# expect_eq / scenario_end.
 
 # How long one answer may take: generous, a loaded machine (or a sanitizer build) is slow.
 CURL_MAX_TIME=${CURL_MAX_TIME:-30}
@@ -95,8 +103,67 @@ result() { # result ID STATUS [MODE=soft]
         '{type: "todayPage.refreshResult", schemaVersion: 1, requestId: $id, mode: $mode, status: $status}'
 }
 
-# j JSON FILTER: jq -r with compact output (strings raw, everything else as compact JSON).
-j() { jq -rc "$2" <<<"$1"; }
+# play SESSION STEP...: sends the inputs in order, one POST each, exactly as the helper named;
+# prints the last answer; exits non-zero on an unexpected HTTP status, like `api`. A step is
+# one argument, a word list:
+#   +MS                          clock {"advanceMs":MS}
+#   to:MS                        clock {"toMs":MS}
+#   idle                         clock {"runUntilIdle":true}
+#   gesture TYPE [ID]            gesture {"type":TYPE,"requestId":ID}, e.g. "gesture pull pull-3"
+#   lifecycle TYPE [ID]          lifecycle {"type":TYPE,"requestId":ID}, e.g. "lifecycle background"
+#   gesture|lifecycle|web JSON   that body as it is, e.g. 'web {"type":"liveWidgetCreation.present"}'
+#   started ID                   web_event "$(started ID)"
+#   result ID STATUS [MODE]      web_event "$(result ID STATUS MODE)"
+play() {
+    local s=$1 step verb rest out=""
+    local -a words
+    shift
+    for step in "$@"; do
+        verb=${step%% *}
+        rest=${step#"$verb"}
+        rest=${rest# }
+        case "$verb" in
+            +[0-9]*) out=$(clock "$s" "{\"advanceMs\":${verb#+}}") || exit 1 ;;
+            to:[0-9]*) out=$(clock "$s" "{\"toMs\":${verb#to:}}") || exit 1 ;;
+            idle) out=$(clock "$s" '{"runUntilIdle":true}') || exit 1 ;;
+            started) out=$(web_event "$s" "$(started "$rest")") || exit 1 ;;
+            result)
+                read -ra words <<<"$rest"
+                out=$(web_event "$s" "$(result "${words[@]}")") || exit 1 ;;
+            web) out=$(web_event "$s" "$rest") || exit 1 ;;
+            gesture | lifecycle)
+                case "$rest" in
+                    "{"*) ;;
+                    *" "*) rest=$(printf '{"type":"%s","requestId":"%s"}' "${rest%% *}" "${rest#* }") ;;
+                    *) rest=$(printf '{"type":"%s"}' "$rest") ;;
+                esac
+                out=$("$verb" "$s" "$rest") || exit 1 ;;
+            *)
+                echo "  FAIL play: unknown step '$step'" >&2
+                exit 2 ;;
+        esac
+    done
+    printf '%s' "$out"
+}
+
+# Shared jq definitions: every `j` filter may use them.
+#   requested          the refreshRequested payloads the answer's entries emitted
+#   settled            [requestId, outcome] of every request the answer's entries settled
+#   violations         [requestId, code] of every violation entry; violation_codes: the codes
+#   entries(KIND)      the answer's entries of that kind
+#   timers(KIND)       the session's running watchdogs (timers) of that kind
+JQ_DEFS='
+def entries(k): [.entries[] | select(.kind == k)];
+def requested: [.entries[] | select(.kind == "emit" and .type == "todayPage.refreshRequested") | .data.payload];
+def settled: [.entries[] | select(.kind == "request") | [.requestId, .data.outcome]];
+def violations: [.entries[] | select(.kind == "violation") | [.requestId, .data.code]];
+def violation_codes: [.entries[] | select(.kind == "violation") | .data.code];
+def timers(k): [.session.watchdogs[] | select(.kind == k)];
+'
+
+# j JSON FILTER: jq -r with compact output (strings raw, everything else as compact JSON), with
+# the definitions above.
+j() { jq -rc "$JQ_DEFS $2" <<<"$1"; }
 
 # expect_eq LABEL ACTUAL EXPECTED: prints the check and counts a failure; never exits, so a
 # scenario reports every broken check. `scenario_end` decides the exit status.

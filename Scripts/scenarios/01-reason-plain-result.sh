@@ -14,32 +14,25 @@ S=$(sid checklist-1)
 R=$(create_session "$S")
 
 # A foreground return after 6 s asks with reason app_foreground (H15, H4).
-R=$(lifecycle "$S" '{"type":"background"}')
-R=$(clock "$S" '{"advanceMs":6000}')
-R=$(lifecycle "$S" '{"type":"foreground","requestId":"fg-1"}')
-expect_eq "foreground return emits refreshRequested with its reason (H4)" \
-    "$(j "$R" '[.entries[] | select(.kind == "emit" and .type == "todayPage.refreshRequested") | .data.payload]')" \
+R=$(play "$S" "lifecycle background" +6000 "lifecycle foreground fg-1")
+expect_eq "foreground return emits refreshRequested with its reason (H4)" "$(j "$R" requested)" \
     '[{"type":"todayPage.refreshRequested","schemaVersion":1,"requestId":"fg-1","reason":"app_foreground"}]'
 
 # A live widget created 1 s later asks with reason live_widget_created and shares the deadline (H26, H5).
-R=$(clock "$S" '{"advanceMs":1000}')
-R=$(gesture "$S" '{"type":"liveWidget.created","requestId":"lw-1"}')
+R=$(play "$S" +1000 "gesture liveWidget.created lw-1")
 expect_eq "live widget created emits refreshRequested with its reason (H4, H26)" \
-    "$(j "$R" '[.entries[] | select(.kind == "emit" and .type == "todayPage.refreshRequested") | .data.payload.reason]')" \
-    '["live_widget_created"]'
+    "$(j "$R" 'requested | map(.reason)')" '["live_widget_created"]'
 expect_eq "both requests pending under one deadline (H5)" \
     "$(j "$R" '[.session.refresh.pending[].requestId, .session.refresh.deadlineAtMs]')" '["fg-1","lw-1",11000]'
 
 # Old Web: no refreshStarted, just the results.
-R=$(web_event "$S" "$(result fg-1 succeeded)")
+R=$(play "$S" "result fg-1 succeeded")
 expect_eq "plain result for fg-1 is applied (H7)" "$(j "$R" '[.outcome, .reason]')" '["applied",null]'
-expect_eq "fg-1 settles succeeded (H7)" \
-    "$(j "$R" '[.entries[] | select(.kind == "request") | [.requestId, .data.outcome]]')" '[["fg-1","succeeded"]]'
-expect_eq "no header change for fg-1 (H13)" "$(j "$R" '[.entries[] | select(.kind == "header")] | length')" "0"
+expect_eq "fg-1 settles succeeded (H7)" "$(j "$R" settled)" '[["fg-1","succeeded"]]'
+expect_eq "no header change for fg-1 (H13)" "$(j "$R" 'entries("header") | length')" "0"
 
-R=$(web_event "$S" "$(result lw-1 succeeded)")
-expect_eq "lw-1 settles succeeded (H7)" \
-    "$(j "$R" '[.entries[] | select(.kind == "request") | [.requestId, .data.outcome]]')" '[["lw-1","succeeded"]]'
+R=$(play "$S" "result lw-1 succeeded")
+expect_eq "lw-1 settles succeeded (H7)" "$(j "$R" settled)" '[["lw-1","succeeded"]]'
 expect_eq "nothing pending, deadline cancelled (H7)" \
     "$(j "$R" '[.session.refresh.pending, .session.refresh.deadlineAtMs]')" '[[],null]'
 expect_eq "header stays hidden (H12)" "$(j "$R" '.session.header')" '{"state":"hidden","requestId":null}'

@@ -14,25 +14,24 @@ R=$(create_session "$S" '{"capabilities": []}')
 expect_eq "session advertises nothing (H2)" "$(j "$R" '.capabilities')" "[]"
 expect_eq "document start injected no capability (H2)" "$(j "$R" '.document.injected.capabilities')" "[]"
 
-R=$(gesture "$S" '{"type":"liveWidget.created","requestId":"lw-2"}')
+R=$(play "$S" "gesture liveWidget.created lw-2")
 expect_eq "the native request still goes out" "$(j "$R" '.session.refresh.pending | map(.requestId)')" '["lw-2"]'
 
-R=$(web_event "$S" "$(started lw-2)")
+R=$(play "$S" "started lw-2")
 expect_eq "refreshStarted is ignored as capabilityNotAdvertised (H12)" \
     "$(j "$R" '[.outcome, .reason, .resolution]')" '["ignored","capabilityNotAdvertised",null]'
 expect_eq "header stays hidden (H12)" "$(j "$R" '.session.header')" '{"state":"hidden","requestId":null}'
-expect_eq "no header watchdog armed" \
-    "$(j "$R" '[.session.watchdogs[] | select(.kind == "headerWatchdog")] | length')" "0"
-expect_eq "M2 flagged" "$(j "$R" '[.entries[] | select(.kind == "violation") | .data.code]')" '["M2"]'
+expect_eq "no header watchdog armed" "$(j "$R" 'timers("headerWatchdog") | length')" "0"
+expect_eq "M2 flagged" "$(j "$R" violation_codes)" '["M2"]'
 
 # Whatever its form: a malformed one is not rejected either, it is unknown (H12).
-R=$(web_event "$S" '{"type":"todayPage.refreshStarted","schemaVersion":2,"requestId":"","presentation":"toast"}')
+R=$(play "$S" 'web {"type":"todayPage.refreshStarted","schemaVersion":2,"requestId":"","presentation":"toast"}')
 expect_eq "malformed refreshStarted is ignored too, not rejected (H12)" \
     "$(j "$R" '[.outcome, .reason]')" '["ignored","capabilityNotAdvertised"]'
 
-R=$(web_event "$S" "$(result lw-2 succeeded)")
+R=$(play "$S" "result lw-2 succeeded")
 expect_eq "the result still settles the request (H7)" \
-    "$(j "$R" '[.outcome, ([.entries[] | select(.kind == "request") | .data.outcome])]')" '["applied",["succeeded"]]'
+    "$(j "$R" '[.outcome, (entries("request") | map(.data.outcome))]')" '["applied",["succeeded"]]'
 expect_eq "header still hidden after the result (H13)" "$(j "$R" '.session.header.state')" "hidden"
 
 R=$(timeline "$S" "kind=header")

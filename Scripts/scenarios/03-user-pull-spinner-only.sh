@@ -11,26 +11,22 @@ scenario_begin
 S=$(sid checklist-3)
 R=$(create_session "$S")
 
-R=$(gesture "$S" '{"type":"pull","requestId":"pull-3"}')
+R=$(play "$S" "gesture pull pull-3")
 expect_eq "spinner refreshing for pull-3 (H10)" "$(j "$R" '[.session.pull.state, .session.pull.requestId]')" '["refreshing","pull-3"]'
-expect_eq "request asks user_pull (H4)" \
-    "$(j "$R" '[.entries[] | select(.kind == "emit" and .type == "todayPage.refreshRequested") | .data.payload.reason]')" \
-    '["user_pull"]'
+expect_eq "request asks user_pull (H4)" "$(j "$R" 'requested | map(.reason)')" '["user_pull"]'
 expect_eq "header hidden (H10)" "$(j "$R" '.session.header.state')" "hidden"
 expect_eq "pull watchdog due 12 s after the gesture (H10, C4)" \
-    "$(j "$R" '[.session.watchdogs[] | select(.kind == "pullWatchdog") | [.requestId, .dueAtMs]]')" '[["pull-3",12000]]'
+    "$(j "$R" 'timers("pullWatchdog") | map([.requestId, .dueAtMs])')" '[["pull-3",12000]]'
 
-R=$(clock "$S" '{"advanceMs":700}')
-
-# A result for another id leaves the spinner alone (H8, H11).
-R=$(web_event "$S" "$(result other-3 succeeded)")
+# 700 ms later, a result for another id leaves the spinner alone (H8, H11).
+R=$(play "$S" +700 "result other-3 succeeded")
 expect_eq "result for another id is a stale result (H8)" "$(j "$R" '[.outcome, .reason]')" '["ignored","staleResult"]'
 expect_eq "spinner still up for pull-3 (H11)" "$(j "$R" '[.session.pull.state, .session.pull.requestId]')" '["refreshing","pull-3"]'
 
-R=$(web_event "$S" "$(result pull-3 succeeded)")
+R=$(play "$S" "result pull-3 succeeded")
 expect_eq "matching result applied (H7)" "$(j "$R" '.outcome')" "applied"
 expect_eq "spinner ends succeeded (H11)" \
-    "$(j "$R" '[.entries[] | select(.kind == "pull") | [.requestId, .data.state, .data.outcome]]')" '[["pull-3","idle","succeeded"]]'
+    "$(j "$R" 'entries("pull") | map([.requestId, .data.state, .data.outcome])')" '[["pull-3","idle","succeeded"]]'
 expect_eq "spinner idle, lastOutcome succeeded (H11)" \
     "$(j "$R" '[.session.pull.state, .session.pull.lastOutcome]')" '["idle","succeeded"]'
 expect_eq "header still hidden (H10)" "$(j "$R" '.session.header.state')" "hidden"

@@ -12,47 +12,39 @@ scenario_begin
 
 S=$(sid checklist-4)
 R=$(create_session "$S")
-refresh_requests='[.entries[] | select(.kind == "emit" and .type == "todayPage.refreshRequested") | .data.payload]'
 
 # Back after 4 s: nothing but visibility and page_view (H15).
-R=$(lifecycle "$S" '{"type":"background"}')
-R=$(clock "$S" '{"advanceMs":4000}')
-R=$(lifecycle "$S" '{"type":"foreground","requestId":"fg-4s"}')
+R=$(play "$S" "lifecycle background" +4000 "lifecycle foreground fg-4s")
 expect_eq "return at 4 s is applied" "$(j "$R" '.outcome')" "applied"
 expect_eq "return at 4 s reports visibility only (H15)" \
-    "$(j "$R" '[.entries[] | select(.kind == "emit") | [.type, .data.payload.visible]]')" \
+    "$(j "$R" 'entries("emit") | map([.type, .data.payload.visible])')" \
     '[["webView.visibilityWillChange",true],["webView.visibilityChanged",true]]'
-expect_eq "return at 4 s requests nothing (H15)" "$(j "$R" "$refresh_requests | length")" "0"
+expect_eq "return at 4 s requests nothing (H15)" "$(j "$R" 'requested | length')" "0"
 expect_eq "nothing pending after 4 s return" "$(j "$R" '.session.refresh.pending')" "[]"
 expect_eq "header hidden after 4 s return" "$(j "$R" '.session.header.state')" "hidden"
 
 # Back after exactly 5 s: one app_foreground request (H15: "at least" the threshold).
-R=$(lifecycle "$S" '{"type":"background"}')
-R=$(clock "$S" '{"advanceMs":5000}')
-R=$(lifecycle "$S" '{"type":"foreground","requestId":"fg-5s"}')
-expect_eq "return at 5 s sends exactly one app_foreground request (H15, H4)" \
-    "$(j "$R" "$refresh_requests")" \
+R=$(play "$S" "lifecycle background" +5000 "lifecycle foreground fg-5s")
+expect_eq "return at 5 s sends exactly one app_foreground request (H15, H4)" "$(j "$R" requested)" \
     '[{"type":"todayPage.refreshRequested","schemaVersion":1,"requestId":"fg-5s","reason":"app_foreground"}]'
 expect_eq "fg-5s pending (H4)" "$(j "$R" '.session.refresh.pending | map([.requestId, .reason])')" '[["fg-5s","app_foreground"]]'
 expect_eq "the host shows nothing by itself" "$(j "$R" '.session.header.state')" "hidden"
-R=$(lifecycle "$S" '{"type":"foreground","requestId":"fg-again"}')
+R=$(play "$S" "lifecycle foreground fg-again")
 expect_eq "a second foreground is ignored: one request per interval (H15)" \
     "$(j "$R" '[.outcome, .reason]')" '["ignored","alreadyForeground"]'
 
-# Web starts it with header feedback (H12), then succeeds (H13).
-R=$(web_event "$S" "$(started fg-5s)")
+# Web starts it with header feedback (H12), then succeeds 400 ms later (H13).
+R=$(play "$S" "started fg-5s")
 expect_eq "refreshStarted shows the header refreshing (H12)" "$(j "$R" '.session.header')" '{"state":"refreshing","requestId":"fg-5s"}'
-R=$(clock "$S" '{"advanceMs":400}')
-R=$(web_event "$S" "$(result fg-5s succeeded)")
+R=$(play "$S" +400 "result fg-5s succeeded")
 expect_eq "result shows updated (H13)" "$(j "$R" '.session.header')" '{"state":"updated","requestId":"fg-5s"}'
-R=$(clock "$S" '{"advanceMs":1000}')
+R=$(play "$S" +1000)
 expect_eq "header hides 1 s later (H13)" "$(j "$R" '.session.header.state')" "hidden"
 
 R=$(timeline "$S")
-expect_eq "exactly one refreshRequested in the whole session (H15)" \
-    "$(j "$R" '[.entries[] | select(.kind == "emit" and .type == "todayPage.refreshRequested")] | length')" "1"
+expect_eq "exactly one refreshRequested in the whole session (H15)" "$(j "$R" 'requested | length')" "1"
 expect_eq "header went refreshing, updated, hidden" \
-    "$(j "$R" '[.entries[] | select(.kind == "header") | [.atMs, .type]]')" '[[9000,"refreshing"],[9400,"updated"],[10400,"hidden"]]'
+    "$(j "$R" 'entries("header") | map([.atMs, .type])')" '[[9000,"refreshing"],[9400,"updated"],[10400,"hidden"]]'
 R=$(watchdogs "$S")
 expect_eq "no timer left" "$(j "$R" '.watchdogs')" "[]"
 

@@ -12,34 +12,32 @@ scenario_begin
 S=$(sid checklist-5)
 R=$(create_session "$S")
 
-R=$(web_event "$S" '{"type":"liveWidgetCreation.present"}')
+R=$(play "$S" 'web {"type":"liveWidgetCreation.present"}')
 expect_eq "sheet presented (H26)" "$(j "$R" '[.resolution, .session.liveWidgetSheet]')" '[{"presented":true},"presented"]'
-R=$(clock "$S" '{"advanceMs":2000}')
 
-R=$(gesture "$S" '{"type":"liveWidget.created","requestId":"lw-5"}')
+# 2 s later the widget is created.
+R=$(play "$S" +2000 "gesture liveWidget.created lw-5")
 expect_eq "creation dismisses the sheet (H26)" "$(j "$R" '.session.liveWidgetSheet')" "hidden"
-expect_eq "creation requests live_widget_created (H26, H4)" \
-    "$(j "$R" '[.entries[] | select(.kind == "emit" and .type == "todayPage.refreshRequested") | .data.payload]')" \
+expect_eq "creation requests live_widget_created (H26, H4)" "$(j "$R" requested)" \
     '[{"type":"todayPage.refreshRequested","schemaVersion":1,"requestId":"lw-5","reason":"live_widget_created"}]'
 
-R=$(web_event "$S" "$(started lw-5)")
+R=$(play "$S" "started lw-5")
 expect_eq "header refreshing lw-5 (H12)" "$(j "$R" '.session.header')" '{"state":"refreshing","requestId":"lw-5"}'
 expect_eq "header watchdog armed (H12)" \
-    "$(j "$R" '[.session.watchdogs[] | select(.kind == "headerWatchdog") | [.requestId, .dueAtMs]]')" '[["lw-5",14000]]'
+    "$(j "$R" 'timers("headerWatchdog") | map([.requestId, .dueAtMs])')" '[["lw-5",14000]]'
 
-R=$(clock "$S" '{"advanceMs":300}')
-R=$(web_event "$S" "$(result lw-5 succeeded)")
+R=$(play "$S" +300 "result lw-5 succeeded")
 expect_eq "result applied" "$(j "$R" '.outcome')" "applied"
 expect_eq "header updated (H13)" "$(j "$R" '.session.header')" '{"state":"updated","requestId":"lw-5"}'
 expect_eq "hide due 1 s after the result (H13)" \
     "$(j "$R" '[.session.watchdogs[] | [.kind, .requestId, .dueAtMs]]')" '[["headerHide","lw-5",3300]]'
 
-R=$(clock "$S" '{"advanceMs":999}')
+R=$(play "$S" +999)
 expect_eq "still updated at 999 ms (H13)" "$(j "$R" '.session.header.state')" "updated"
-R=$(clock "$S" '{"advanceMs":1}')
+R=$(play "$S" +1)
 expect_eq "hidden at 1000 ms (H13)" "$(j "$R" '.session.header')" '{"state":"hidden","requestId":null}'
 expect_eq "the hide fired as a headerHide timer" \
-    "$(j "$R" '[.entries[] | select(.kind == "watchdog") | [.type, .atMs]]')" '[["headerHide",3300]]'
+    "$(j "$R" 'entries("watchdog") | map([.type, .atMs])')" '[["headerHide",3300]]'
 
 R=$(timeline "$S" "kind=header")
 expect_eq "header went refreshing, updated, hidden — nothing else" \

@@ -12,46 +12,39 @@ scenario_begin
 S=$(sid checklist-8)
 R=$(create_session "$S")
 
-# Native requests: two live widgets created back to back.
-R=$(gesture "$S" '{"type":"liveWidget.created","requestId":"lw-8a"}')
-R=$(web_event "$S" "$(started lw-8a)")
-R=$(clock "$S" '{"advanceMs":100}')
-R=$(gesture "$S" '{"type":"liveWidget.created","requestId":"lw-8b"}')
-R=$(web_event "$S" "$(started lw-8b)")
+# Native requests: two live widgets created back to back, 100 ms apart, each started by Web.
+R=$(play "$S" "gesture liveWidget.created lw-8a" "started lw-8a" \
+    +100 "gesture liveWidget.created lw-8b" "started lw-8b")
 expect_eq "second start takes the header (H12)" "$(j "$R" '.session.header')" '{"state":"refreshing","requestId":"lw-8b"}'
 
-R=$(web_event "$S" "$(result lw-8a succeeded)")
+R=$(play "$S" "result lw-8a succeeded")
 expect_eq "first request's result settles its request (H7)" \
-    "$(j "$R" '[.outcome, ([.entries[] | select(.kind == "request") | [.requestId, .data.outcome]])]')" '["applied",[["lw-8a","succeeded"]]]'
+    "$(j "$R" '[.outcome, settled]')" '["applied",[["lw-8a","succeeded"]]]'
 expect_eq "first request's result leaves the header alone (H13)" \
-    "$(j "$R" '[.session.header.state, .session.header.requestId, ([.entries[] | select(.kind == "header")] | length)]')" \
+    "$(j "$R" '[.session.header.state, .session.header.requestId, (entries("header") | length)]')" \
     '["refreshing","lw-8b",0]'
 
-R=$(web_event "$S" "$(result lw-8b succeeded)")
+R=$(play "$S" "result lw-8b succeeded")
 expect_eq "second result settles the header (H13)" "$(j "$R" '.session.header')" '{"state":"updated","requestId":"lw-8b"}'
-R=$(clock "$S" '{"advanceMs":1000}')
+R=$(play "$S" +1000)
 expect_eq "and it hides after 1 s" "$(j "$R" '.session.header.state')" "hidden"
 
 # Web-minted ids: the first one's result is stale once replaced.
-R=$(web_event "$S" "$(started web-8a)")
-R=$(web_event "$S" "$(started web-8b)")
+R=$(play "$S" "started web-8a" "started web-8b")
 expect_eq "second Web start takes the header (H12)" "$(j "$R" '.session.header')" '{"state":"refreshing","requestId":"web-8b"}'
-R=$(web_event "$S" "$(result web-8a succeeded)")
+R=$(play "$S" "result web-8a succeeded")
 expect_eq "first Web id's result is stale (H8)" "$(j "$R" '[.outcome, .reason]')" '["ignored","staleResult"]'
 expect_eq "header still refreshing web-8b (H13)" "$(j "$R" '.session.header')" '{"state":"refreshing","requestId":"web-8b"}'
-R=$(web_event "$S" "$(result web-8b succeeded)")
+R=$(play "$S" "result web-8b succeeded")
 expect_eq "web-8b's result shows updated (H13)" "$(j "$R" '.session.header')" '{"state":"updated","requestId":"web-8b"}'
 
 # A new start during the updated hold cancels the hide (H12); the old id's late result is stale.
-R=$(clock "$S" '{"advanceMs":500}')
-R=$(web_event "$S" "$(started web-8c)")
+R=$(play "$S" +500 "started web-8c")
 expect_eq "new start during the hold shows refreshing (H12)" "$(j "$R" '.session.header')" '{"state":"refreshing","requestId":"web-8c"}'
-expect_eq "the pending hide is cancelled (H12)" \
-    "$(j "$R" '[.session.watchdogs[] | select(.kind == "headerHide")] | length')" "0"
-R=$(clock "$S" '{"advanceMs":600}')
+expect_eq "the pending hide is cancelled (H12)" "$(j "$R" 'timers("headerHide") | length')" "0"
+R=$(play "$S" +600)
 expect_eq "header still refreshing past the old hide time" "$(j "$R" '.session.header.state')" "refreshing"
-R=$(web_event "$S" "$(result web-8c succeeded)")
-R=$(clock "$S" '{"runUntilIdle":true}')
+R=$(play "$S" "result web-8c succeeded" idle)
 expect_eq "all settled" "$(j "$R" '[.session.header.state, .session.watchdogs]')" '["hidden",[]]'
 
 scenario_end

@@ -22,45 +22,32 @@ request_rows='[.requests[] | [.requestId, .kind, .reason, .outcome, .answeredInM
 A=$(sid checklist-10-conforming)
 R=$(create_session "$A")
 
-# Cached start (H23, H12): release the overlay, render, then start and settle a Web-minted id.
-R=$(web_event "$A" '{"type":"webView.loadingPresentation","owner":"web","reason":"cached"}')
+# Cached start (H23, H12): release the overlay, render 100 ms later, then start and settle a Web-minted id.
+R=$(play "$A" 'web {"type":"webView.loadingPresentation","owner":"web","reason":"cached"}')
 expect_eq "A: Web releases the overlay (H23)" "$(j "$R" '[.outcome, .session.document.overlay]')" '["applied","hidden"]'
-R=$(clock "$A" '{"advanceMs":100}')
-R=$(web_event "$A" '{"type":"todayPage.firstBatchRendered","schemaVersion":1,"batchId":"b1","elapsedMs":90}')
+R=$(play "$A" +100 'web {"type":"todayPage.firstBatchRendered","schemaVersion":1,"batchId":"b1","elapsedMs":90}')
 expect_eq "A: first batch rendered after the release" "$(j "$R" '[.outcome, .session.document.state]')" '["applied","rendered"]'
-R=$(web_event "$A" "$(started web-cache-10)")
+R=$(play "$A" "started web-cache-10")
 expect_eq "A: Web-minted start shows the header (H12)" "$(j "$R" '.session.header')" '{"state":"refreshing","requestId":"web-cache-10"}'
-R=$(clock "$A" '{"advanceMs":400}')
-R=$(web_event "$A" "$(result web-cache-10 succeeded)")
+R=$(play "$A" +400 "result web-cache-10 succeeded")
 expect_eq "A: its result settles the header, no request record (interp. 6)" \
-    "$(j "$R" '[.outcome, .session.header.state, ([.entries[] | select(.kind == "request")] | length)]')" '["applied","updated",0]'
-R=$(clock "$A" '{"advanceMs":1000}')
+    "$(j "$R" '[.outcome, .session.header.state, (settled | length)]')" '["applied","updated",0]'
 
-# Foreground return after 6 s (H15): Web starts and answers fg-10 (requested at 7500).
-R=$(lifecycle "$A" '{"type":"background"}')
-R=$(clock "$A" '{"advanceMs":6000}')
-R=$(lifecycle "$A" '{"type":"foreground","requestId":"fg-10"}')
+# 1 s later, a foreground return after 6 s (H15): Web starts and answers fg-10 (requested at 7500).
+R=$(play "$A" +1000 "lifecycle background" +6000 "lifecycle foreground fg-10")
 expect_eq "A: foreground return requests fg-10 (H15)" \
     "$(j "$R" '.session.refresh.pending | map([.requestId, .reason, .requestedAtMs])')" '[["fg-10","app_foreground",7500]]'
-R=$(clock "$A" '{"advanceMs":200}')
-R=$(web_event "$A" "$(started fg-10)")
-R=$(clock "$A" '{"advanceMs":300}')
-R=$(web_event "$A" "$(result fg-10 succeeded)")
+R=$(play "$A" +200 "started fg-10" +300 "result fg-10 succeeded")
 expect_eq "A: fg-10 answered succeeded after 500 ms" \
-    "$(j "$R" '[.session.header.state, [.entries[] | select(.kind == "request") | [.requestId, .data.outcome, .atMs]]]')" \
+    "$(j "$R" '[.session.header.state, (entries("request") | map([.requestId, .data.outcome, .atMs]))]')" \
     '["updated",[["fg-10","succeeded",8000]]]'
-R=$(clock "$A" '{"advanceMs":1000}')
 
-# Live widget created (H26): Web starts and answers lw-10 (requested at 9000).
-R=$(gesture "$A" '{"type":"liveWidget.created","requestId":"lw-10"}')
-R=$(clock "$A" '{"advanceMs":100}')
-R=$(web_event "$A" "$(started lw-10)")
-R=$(clock "$A" '{"advanceMs":250}')
-R=$(web_event "$A" "$(result lw-10 succeeded)")
+# 1 s later, a live widget created (H26): Web starts and answers lw-10 (requested at 9000).
+R=$(play "$A" +1000 "gesture liveWidget.created lw-10" +100 "started lw-10" +250 "result lw-10 succeeded")
 expect_eq "A: lw-10 answered succeeded after 350 ms" \
-    "$(j "$R" '[.session.header.state, [.entries[] | select(.kind == "request") | [.requestId, .data.outcome, .atMs]]]')" \
+    "$(j "$R" '[.session.header.state, (entries("request") | map([.requestId, .data.outcome, .atMs]))]')" \
     '["updated",[["lw-10","succeeded",9350]]]'
-R=$(clock "$A" '{"runUntilIdle":true}')
+R=$(play "$A" idle)
 expect_eq "A: everything settled" "$(j "$R" '[.session.header.state, .session.watchdogs, .session.counts.violations]')" '["hidden",[],0]'
 
 R=$(get "/v1/sessions/$A/report")
@@ -84,53 +71,42 @@ B=$(sid checklist-10-misbehaving)
 R=$(create_session "$B")
 
 # M3: header feedback for a pull's request (the pull itself is answered, so no M7 for it).
-R=$(gesture "$B" '{"type":"pull","requestId":"pull-10"}')
-R=$(clock "$B" '{"advanceMs":100}')
-R=$(web_event "$B" "$(started pull-10)")
-expect_eq "B: refreshStarted for a pull is a violation, M3" \
-    "$(j "$R" '[.outcome, [.entries[] | select(.kind == "violation") | [.requestId, .data.code]]]')" '["applied",[["pull-10","M3"]]]'
-R=$(clock "$B" '{"advanceMs":200}')
-R=$(web_event "$B" "$(result pull-10 succeeded)")
+R=$(play "$B" "gesture pull pull-10" +100 "started pull-10")
+expect_eq "B: refreshStarted for a pull is a violation, M3" "$(j "$R" '[.outcome, violations]')" '["applied",[["pull-10","M3"]]]'
+R=$(play "$B" +200 "result pull-10 succeeded")
 expect_eq "B: the pull's result itself is fine" "$(j "$R" '[.outcome, .session.pull.state, .session.counts.violations]')" '["applied","idle",1]'
 
-# M4: a live widget request answered cancelled; a failure with the budget armed: reload (H9).
-R=$(clock "$B" '{"advanceMs":1000}')
-R=$(gesture "$B" '{"type":"liveWidget.created","requestId":"lw-10-bad"}')
-R=$(clock "$B" '{"advanceMs":100}')
-R=$(web_event "$B" "$(result lw-10-bad cancelled)")
+# M4: 1 s later, a live widget request answered cancelled; a failure with the budget armed: reload (H9).
+R=$(play "$B" +1000 "gesture liveWidget.created lw-10-bad" +100 "result lw-10-bad cancelled")
 expect_eq "B: a soft request answered cancelled is M4; it reloads the document (H9)" \
-    "$(j "$R" '[[.entries[] | select(.kind == "violation") | [.requestId, .data.code]], .session.document.loadId, .session.document.cause, .session.document.overlay]')" \
+    "$(j "$R" '[violations, .session.document.loadId, .session.document.cause, .session.document.overlay]')" \
     '[[["lw-10-bad","M4"]],2,"recovery","visible"]'
 RELOAD=$(j "$R" '.session.document.requestId')
 
 # M1: a second result for the same id (stale, nothing else happens).
-R=$(web_event "$B" "$(result lw-10-bad succeeded)")
+R=$(play "$B" "result lw-10-bad succeeded")
 expect_eq "B: a second result for lw-10-bad is M1 and stale" \
-    "$(j "$R" '[.outcome, .reason, [.entries[] | select(.kind == "violation") | [.requestId, .data.code]]]')" \
-    '["ignored","staleResult",[["lw-10-bad","M1"]]]'
+    "$(j "$R" '[.outcome, .reason, violations]')" '["ignored","staleResult",[["lw-10-bad","M1"]]]'
 
-# M9: the reloaded document renders before Web releases the overlay.
-R=$(clock "$B" '{"advanceMs":300}')
-R=$(web_event "$B" '{"type":"todayPage.firstBatchRendered","schemaVersion":1,"batchId":"b1","elapsedMs":280}')
+# M9: the reloaded document renders (300 ms later) before Web releases the overlay.
+R=$(play "$B" +300 'web {"type":"todayPage.firstBatchRendered","schemaVersion":1,"batchId":"b1","elapsedMs":280}')
 expect_eq "B: rendering before the release is M9; the overlay stays up (H23)" \
-    "$(j "$R" '[.outcome, .session.document.state, .session.document.overlay, [.entries[] | select(.kind == "violation") | .data.code]]')" \
+    "$(j "$R" '[.outcome, .session.document.state, .session.document.overlay, violation_codes]')" \
     '["applied","rendered","visible",["M9"]]'
-R=$(web_event "$B" '{"type":"webView.loadingPresentation","owner":"web"}')
 
-# M8: a malformed refreshResult (mode "medium") is rejected at the bridge.
-R=$(web_event "$B" '{"type":"todayPage.refreshResult","schemaVersion":1,"requestId":"bad-shape-10","mode":"medium","status":"succeeded"}')
-expect_eq "B: a malformed refreshResult is rejected and M8" \
-    "$(j "$R" '[.outcome, [.entries[] | select(.kind == "violation") | .data.code]]')" '["rejected",["M8"]]'
+# Web releases it; then M8: a malformed refreshResult (mode "medium") is rejected at the bridge.
+R=$(play "$B" 'web {"type":"webView.loadingPresentation","owner":"web"}' \
+    'web {"type":"todayPage.refreshResult","schemaVersion":1,"requestId":"bad-shape-10","mode":"medium","status":"succeeded"}')
+expect_eq "B: a malformed refreshResult is rejected and M8" "$(j "$R" '[.outcome, violation_codes]')" '["rejected",["M8"]]'
 
 # M7: a tab request Web never answers; the deadline passes (budget spent: no reload).
-R=$(lifecycle "$B" '{"type":"tabActivated","requestId":"tab-10"}')
+R=$(play "$B" "lifecycle tabActivated tab-10")
 TAB_AT=$(j "$R" '.session.clock.nowMs')
-R=$(clock "$B" '{"advanceMs":4999}')
+R=$(play "$B" +4999)
 expect_eq "B: no M7 before the deadline" "$(j "$R" '.session.counts.violations')" "5"
-R=$(clock "$B" '{"advanceMs":1}')
+R=$(play "$B" +1)
 expect_eq "B: the deadline times tab-10 out: M7, no reload (H6, H9)" \
-    "$(j "$R" '[[.entries[] | select(.kind == "violation") | [.requestId, .data.code]], .session.document.loadId]')" \
-    '[[["tab-10","M7"]],2]'
+    "$(j "$R" '[violations, .session.document.loadId]')" '[[["tab-10","M7"]],2]'
 
 R=$(get "/v1/sessions/$B/report")
 expect_eq "B: report does not conform" "$(j "$R" '[.sessionId, .conforms]')" "[\"$B\",false]"
