@@ -14,7 +14,7 @@ scenario_begin
 
 ui='[.session.pull.state, .session.pull.lastOutcome, .session.header.state]'
 # After a host reload: its cause, and the spinner carried by the reload's own id (H11).
-reloaded='[.session.document.cause, .session.pull.state, .session.pull.requestId == .session.document.requestId, .session.header.state]'
+reloaded='[.session.document.cause, .session.pull.state, (.session.document.requestId != null and .session.pull.requestId == .session.document.requestId), .session.header.state]'
 
 # Both UIs up at t=0: a pull (spinner) and a live widget refresh Web starts in the header.
 both_up() { # both_up SESSION PULL_ID LW_ID

@@ -22,11 +22,16 @@ public protocol TimeSource: Sendable {
     /// source reads `deadline` or the condition is signalled; `false` when the deadline came.
     func wait(_ condition: NSCondition, until deadline: Date) -> Bool
 
+    /// A reading in ms of a clock that never jumps (this machine's monotonic clock; a manual
+    /// clock's own reading): what a wait of a fixed length (a PostgreSQL statement's deadline)
+    /// is measured on, so a system clock stepped by NTP neither ends it early nor stretches it.
+    func steadyMs() -> Millis
+
     /// How long, in ms, a `poll` on a socket may sleep before this source is read again on the
-    /// way to `deadline` (`0`: the deadline is reached). A `poll` sleeps on this machine's time
-    /// and sees nothing of a manual clock's moves, so a wait that ends at a deadline (a
-    /// PostgreSQL statement's) reads the source after each sleep and ends when `hasReached`.
-    func pollTimeoutMs(until deadline: Date) -> Int32
+    /// way to the steady reading `end` (`0`: reached). A `poll` sleeps on this machine's time
+    /// and sees nothing of a manual clock's moves, so a wait that ends at a deadline reads the
+    /// source after each sleep.
+    func pollTimeoutMs(untilSteadyMs end: Millis) -> Int32
 }
 
 extension TimeSource {
@@ -50,11 +55,14 @@ public struct SystemTime: TimeSource {
         condition.wait(until: deadline)
     }
 
-    /// The time left, rounded up: a `poll` that times out has passed the deadline.
-    public func pollTimeoutMs(until deadline: Date) -> Int32 {
-        let left = deadline.timeIntervalSinceNow
-        guard left > 0 else { return 0 }
-        return Int32(clamping: Int64((left * 1000).rounded(.up)))
+    /// Milliseconds since boot (`CLOCK_MONOTONIC`, through Dispatch's uptime).
+    public func steadyMs() -> Millis { Millis(DispatchTime.now().uptimeNanoseconds / 1_000_000) }
+
+    /// The time left.
+    public func pollTimeoutMs(untilSteadyMs end: Millis) -> Int32 {
+        let (left, overflow) = end.subtractingReportingOverflow(steadyMs())
+        guard !overflow, left > 0 else { return overflow ? Int32.max : 0 }
+        return Int32(clamping: left)
     }
 }
 
@@ -122,9 +130,12 @@ public final class ManualTime: TimeSource, @unchecked Sendable {
 
     /// A `poll` cannot be woken by `move`, so it sleeps a few ms at a time and reads the clock
     /// again: a test that moves the clock past the deadline sees the wait end within a slice.
-    public func pollTimeoutMs(until deadline: Date) -> Int32 {
-        hasReached(deadline) ? 0 : Self.pollSliceMs
+    public func pollTimeoutMs(untilSteadyMs end: Millis) -> Int32 {
+        steadyMs() >= end ? 0 : Self.pollSliceMs
     }
+
+    /// The clock's own reading: it never jumps but when moved.
+    public func steadyMs() -> Millis { nowMs() }
 
     /// How long a `poll` sleeps between two readings of this clock.
     static let pollSliceMs: Int32 = 5

@@ -47,7 +47,8 @@ import TodayTestSupport
     /// short of it, the listener looks and waits again; at it, it tries.
     @Test func aListenerWithNoConnectionTriesAgainWhenTheTestsClockReachesItsBackoff() async throws {
         let time = ManualTime()
-        let listener = PostgresListener(uri: "postgres://postgres@127.0.0.1:\(unusedLoopbackPort())/todaysim", sender: "test",
+        let refusing = try #require(RefusingLoopbackPort())
+        let listener = PostgresListener(uri: "postgres://postgres@127.0.0.1:\(refusing.port)/todaysim", sender: "test",
                                         time: time)
         listener.start { _ in }
         defer { listener.stop() }
@@ -131,12 +132,13 @@ import TodayTestSupport
     /// A database restart ends the listening connection; it is opened again, and the first
     /// news after it is that anything may have changed. Closing the store ends its thread. The
     /// tries to connect again wait on the stores' clock, which the test moves (by the longest
-    /// backoff at each look).
+    /// backoff at each look). The statement deadline, on the same clock, is set far beyond
+    /// anything those moves add up to: a statement under way is never given up by them.
     @Test func afterADatabaseRestartTheStoresHearEachOtherAgain() async throws {
         let postgres = try await PostgresServer.started()
         let time = ManualTime()
-        let first = try SessionStore.open(postgres.uri, time: time)
-        let second = try SessionStore.open(postgres.uri, time: time)
+        let first = try SessionStore.open(postgres.uri, time: time, statementDeadline: .seconds(100_000_000))
+        let second = try SessionStore.open(postgres.uri, time: time, statementDeadline: .seconds(100_000_000))
         let heard = Heard(first)
         let longestWait = Millis(PostgresOutage.longestWait * 1000)
         _ = try second.create(id: "before", config: SessionConfig(uid: "u1"))

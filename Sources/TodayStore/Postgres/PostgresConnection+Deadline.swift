@@ -1,6 +1,7 @@
 import CPostgres
 import Foundation
 import Glibc
+import TodayHost
 
 /// Every statement within a deadline (issue 15: a frozen database must not hang a request or
 /// the shutdown). A PostgreSQL that stops answering without going away — its processes stopped
@@ -24,7 +25,7 @@ extension PostgresConnection {
             throw PostgresError(sqlState: nil, message: "the connection was given up: PostgreSQL did not answer in time",
                                 sql: sql, connectionBroken: true)
         }
-        let end = deadline.map { time.now.addingTimeInterval(Self.seconds($0)) }
+        let end = deadline.map { Self.steadyMs(after: $0, from: time.steadyMs()) }
         guard send() == 1 else { return try checked(nil, sql: sql) }
         var last: OpaquePointer?
         do throws(PostgresError) {
@@ -55,14 +56,14 @@ extension PostgresConnection {
 
     /// Waits until the socket is ready for `events`; returns what it is ready for. At `end` the
     /// connection is given up.
-    private func wait(for events: Int16, until end: Date?, _ sql: String) throws(PostgresError) -> Int16 {
+    private func wait(for events: Int16, until end: Millis?, _ sql: String) throws(PostgresError) -> Int16 {
         let socket = PQsocket(handle)
         guard socket >= 0 else { throw failure(sql) }
         while true {
             var timeout: Int32 = -1
             if let end {
-                timeout = time.pollTimeoutMs(until: end)
-                guard timeout > 0, !time.hasReached(end) else {
+                timeout = time.pollTimeoutMs(untilSteadyMs: end)
+                guard timeout > 0 else {
                     abandoned = true
                     throw PostgresError(sqlState: nil, message: "PostgreSQL did not answer within \(deadline ?? .zero) (the connection is given up)",
                                         sql: sql, connectionBroken: true)
@@ -77,10 +78,15 @@ extension PostgresConnection {
         }
     }
 
-    /// `duration` in seconds, as a date's interval.
-    private static func seconds(_ duration: Duration) -> TimeInterval {
+    /// The steady reading `duration` after `start`, rounded up to the millisecond; the
+    /// furthest reading there is when it would overflow (a deadline of years is no deadline).
+    private static func steadyMs(after duration: Duration, from start: Millis) -> Millis {
         let (seconds, attoseconds) = duration.components
-        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
+        let (ms, overflow) = seconds.multipliedReportingOverflow(by: 1000)
+        let fraction = (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
+        let (length, longer) = ms.addingReportingOverflow(fraction)
+        let (sum, later) = start.addingReportingOverflow(length)
+        return overflow || longer || later ? .max : sum
     }
 
     /// Reading or writing the socket failed mid-statement: the connection is no longer usable.
