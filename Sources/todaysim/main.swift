@@ -209,7 +209,7 @@ enum CommandLineInterface {
         store.health.observe { state, cause in
             log.note(state == .ok ? "storage: \(cause)" : "storage \(state.rawValue): \(cause)")
         }
-        let scheduler = WallClockScheduler(store: store, log: log)
+        let scheduler = WallClockScheduler(store: store, log: { line in log.note(line) })
         let expiry = SessionExpiry(store: store, retentionMs: options.retentionSeconds.map { Millis($0 * 1000) },
                                    log: { line in log.note(line) })
         let service = TodayService(store: store, scheduler: scheduler, log: log, heartbeat: options.heartbeat, expiry: expiry,

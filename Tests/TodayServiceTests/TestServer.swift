@@ -117,7 +117,7 @@ final class TestServer: @unchecked Sendable {
         let store = try openStore()
         store.health.observe { [logLines] state, cause in logLines.append("storage \(state.rawValue): \(cause)") }
         if let firstObserver { store.observeChanges { [unowned store] ids in firstObserver(store, ids) } }
-        let scheduler = WallClockScheduler(store: store, log: log, rescanInterval: rescanInterval)
+        let scheduler = WallClockScheduler(store: store, log: { line in log.note(line) }, rescanInterval: rescanInterval)
         let expiry = SessionExpiry(store: store, retentionMs: retentionMs, log: { line in log.note(line) })
         let service = TodayService(store: store, scheduler: scheduler, log: log, heartbeat: 0.3, expiry: expiry,
                                    access: Access(token: token, labelled: labelTokens),

@@ -174,7 +174,7 @@ final class FleetServer: @unchecked Sendable {
             store = SessionStore(storage: try PostgresStorage(uri: uri), unixNow: { SessionStore.systemUnixNow() + clockAheadMs },
                                  dueByDatabaseClock: true)
         }
-        scheduler = scheduling ? WallClockScheduler(store: store, log: RequestLog(enabled: false) { _ in },
+        scheduler = scheduling ? WallClockScheduler(store: store, log: { _ in },
                                                     rescanInterval: rescanInterval) : nil
         scheduler?.start()
         scheduler?.poke()

@@ -1,5 +1,4 @@
 import Foundation
-import TodayStore
 
 /// One thread for every `wall` session (C1): it sleeps until the earliest pending timer of any
 /// of them is due, then lets the store fire what fell due. Writes to a `wall` session poke it,
@@ -15,7 +14,7 @@ public final class WallClockScheduler: Sendable {
 
     /// `rescanInterval`: tests of the wake-ups make it long, so that a timer found only by the
     /// rescan shows as not fired rather than as seconds late.
-    public init(store: SessionStore, log: RequestLog, rescanInterval: TimeInterval = defaultRescanInterval) {
+    public init(store: SessionStore, log: @escaping @Sendable (String) -> Void, rescanInterval: TimeInterval = defaultRescanInterval) {
         loop = BackgroundLoop(
             name: "todaysim-wall-clock",
             nextWake: {
@@ -27,7 +26,7 @@ public final class WallClockScheduler: Sendable {
                     return store.time.now
                 }
             },
-            report: { line in log.note(line) },
+            report: log,
             time: store.time,
             work: { try store.fireDueWallTimers() })
     }
