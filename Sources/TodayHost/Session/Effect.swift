@@ -18,11 +18,3 @@ public enum Effect: Equatable, Sendable {
     /// A pending bridge call settled (H27).
     case resolution(type: String, callId: String, value: JSON)
 }
-
-extension Effect {
-    /// The id of the request a `requestSettled` settles; `nil` for any other effect.
-    var settledRequestId: String? {
-        if case let .requestSettled(requestId, _, _, _) = self { return requestId }
-        return nil
-    }
-}

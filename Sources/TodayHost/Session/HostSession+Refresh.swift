@@ -91,9 +91,9 @@ extension HostSession {
             hostReload(.recovery, callerRequestId: nil, &log)
             return
         }
-        for requestId in expired.compactMap(\.settledRequestId) {
-            record(pull.requestConsumed(requestId: requestId, outcome: .timedOut), &log)
-            if header.owner == requestId { record(header.clear(.h6), &log) }
+        for request in unanswered {
+            record(pull.requestConsumed(requestId: request.requestId, outcome: .timedOut), &log)
+            if header.owner == request.requestId { record(header.clear(.h6), &log) }
         }
     }
 

@@ -201,7 +201,7 @@ final class PostgresListener: @unchecked Sendable {
                 continue
             }
             for change in changes { receive(change) }
-            _ = Self.wait(for: wake, or: listening.socket, timeoutMs: -1)
+            Self.waitForInput(on: listening.socket, orWake: wake)
         }
     }
 
@@ -236,18 +236,14 @@ final class PostgresListener: @unchecked Sendable {
         }
     }
 
-    private enum Waited { case woken, ready }
-
-    /// Sleeps until `socket` has input, `timeoutMs` passed (-1: never), or `wakeThread` wrote to
-    /// `wake` (emptied here: the caller looks at `state` again).
-    private static func wait(for wake: Int32, or socket: Int32?, timeoutMs: Int32) -> Waited {
-        var fds = [pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
-        if let socket { fds.append(pollfd(fd: socket, events: Int16(POLLIN), revents: 0)) }
-        while poll(&fds, nfds_t(fds.count), timeoutMs) < 0, errno == EINTR {}
-        guard fds[0].revents != 0 else { return .ready }
+    /// Sleeps until `socket` has input or `wakeThread` wrote to `wake` (emptied here: the
+    /// caller looks at `state` again either way).
+    private static func waitForInput(on socket: Int32, orWake wake: Int32) {
+        var fds = [pollfd(fd: wake, events: Int16(POLLIN), revents: 0), pollfd(fd: socket, events: Int16(POLLIN), revents: 0)]
+        while poll(&fds, nfds_t(fds.count), -1) < 0, errno == EINTR {}
+        guard fds[0].revents != 0 else { return }
         var bytes = [UInt8](repeating: 0, count: 64)
         while read(wake, &bytes, bytes.count) > 0 {}
-        return .woken
     }
 }
 
