@@ -154,10 +154,10 @@ play() {
 #   timers(KIND)       the session's running watchdogs (timers) of that kind
 JQ_DEFS='
 def entries(k): [.entries[] | select(.kind == k)];
-def requested: [.entries[] | select(.kind == "emit" and .type == "todayPage.refreshRequested") | .data.payload];
-def settled: [.entries[] | select(.kind == "request") | [.requestId, .data.outcome]];
-def violations: [.entries[] | select(.kind == "violation") | [.requestId, .data.code]];
-def violation_codes: [.entries[] | select(.kind == "violation") | .data.code];
+def requested: entries("emit") | map(select(.type == "todayPage.refreshRequested") | .data.payload);
+def settled: entries("request") | map([.requestId, .data.outcome]);
+def violations: entries("violation") | map([.requestId, .data.code]);
+def violation_codes: entries("violation") | map(.data.code);
 def timers(k): [.session.watchdogs[] | select(.kind == k)];
 '
 
