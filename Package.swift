@@ -47,13 +47,16 @@ let package = Package(
         .executableTarget(name: "todaysim", dependencies: ["TodayServer", "TodayStore", "TodayHost"]),
         // The storage ceiling Scripts/bench compares the service against.
         .executableTarget(name: "todaysim-bench", dependencies: ["TodayStore", "TodayHost"]),
-        .testTarget(name: "TodayHostTests", dependencies: ["TodayHost"]),
+        .testTarget(name: "TodayHostTests", dependencies: ["TodayHost", "TodayTraceProperties"]),
+        // Random sessions and the traces made of them (golden, as a real host records them,
+        // single-edit mutants): the verifier checked against the engine (issue 33).
+        .target(name: "TodayTraceProperties", dependencies: ["TodayHost"], path: "Tests/TodayTraceProperties"),
         .testTarget(name: "TodayTraceRecorderTests", dependencies: ["TodayTraceRecorder", "TodayHost"]),
         .testTarget(name: "SystemLibrariesTests", dependencies: ["CMicroHTTPD", "CSQLite", "CPostgres"]),
         // What several test targets share: a throwaway PostgreSQL and a fresh database per test.
         .target(name: "TodayTestSupport", dependencies: ["TodayStore"], path: "Tests/TodayTestSupport"),
         .testTarget(name: "TodayStoreTests", dependencies: ["TodayStore", "TodayHost", "TodayTestSupport"]),
-        .testTarget(name: "TodayServiceTests", dependencies: ["TodayServer", "TodayStore", "TodayHost", "TodayTestSupport"]),
+        .testTarget(name: "TodayServiceTests", dependencies: ["TodayServer", "TodayStore", "TodayHost", "TodayTestSupport", "TodayTraceProperties"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -19,8 +19,8 @@ extension HostTraceVerifier {
 
     mutating func decide(_ output: Observed) {
         let kind = output.kind
-        bind(output, among: replayOutputs[kind] ?? [])
-        guard judged.contains(kind) else { return }
+        // Ids bind in line order: every line up to this one first.
+        if let line = output.line { bindPending(before: line + 1) }
         let queue = replayOutputs[kind] ?? []
         if let index = pairIndex(of: output, in: queue) {
             resolveGap(kind, trace: traceGap[kind] ?? [], replay: Array(queue[..<index]))
@@ -54,15 +54,11 @@ extension HostTraceVerifier {
         return nil
     }
 
-    /// Replay outputs of kinds kept only for binding are dropped once no trace output can bind
-    /// to them; a judged kind's unpaired replay outputs past `gapLimit` that no trace output can
+    /// A judged kind's unpaired replay outputs past `gapLimit` that no trace output can
     /// pair with any more (a trace that records the kind and has none of them) are judged, the
     /// oldest half at a time, so memory stays bounded.
     mutating func prune() {
         let oldest = undecidedStart < undecided.count ? undecided[undecidedStart].atMs : reader.lastAtMs
-        for kind in [TraceKind.emit, .navigation] where !judged.contains(kind) {
-            replayOutputs[kind]?.removeAll { $0.atMs + tolerance < oldest }
-        }
         for kind in judged {
             guard let queue = replayOutputs[kind], queue.count > Self.gapLimit else { continue }
             let passed = queue.prefix(queue.count / 2).prefix(while: { $0.atMs + tolerance < oldest }).count

@@ -3,19 +3,16 @@
 extension HostTraceVerifier {
     // MARK: Replaying
 
-    /// Applies one input of the trace at the time the binding rules give (docs/TRACES.md):
-    /// the latest of its own time, the replay's clock and every bound output it names; a timer
-    /// due within the tolerance fires before or after it as the trace orders the timer's output.
+    /// Applies one input of the trace at the time the binding rules give (docs/TRACES.md): a
+    /// timer due within the tolerance fires before or after it as the trace orders the timer's
+    /// output and the input; then every output line before the input binds, in line order; the
+    /// input applies no earlier than the replay outputs bound to the ids it names.
     mutating func replay(_ traced: TraceInput) throws(TraceProblem) {
         guard let current = session else { return }
-        var floor = current.nowMs
-        for id in traced.input.requestIds {
-            if binding[id] == nil, let line = firstNamedBy[id], let output = undecided[undecidedStart...].first(where: { $0.line == line }) {
-                bindLookingAhead(output)
-            }
-            if let bound = binding[id] { floor = max(floor, bound.atMs) }
-        }
-        var applyAt = max(traced.atMs, floor)
+        // What the trace shows before the input that the replay's last input does not explain:
+        // the outputs of timers the host fired before this input.
+        let unexplained = Self.unexplained(before, by: lastInputOutputs)
+        var applyAt = max(traced.atMs, current.nowMs)
         // What each timer would output, worked out once: both loops below may ask of one timer.
         var outputs: [Int: [Observed]] = [:]
         func outputsOf(_ index: Int) -> [Observed] {
@@ -25,44 +22,60 @@ extension HostTraceVerifier {
             return fresh
         }
         for (index, timer) in current.watchdogs.enumerated() where timer.dueAtMs > applyAt {
-            guard timer.dueAtMs <= traced.atMs + tolerance, traceShows(outputsOf(index), in: before) else { break }
+            guard timer.dueAtMs <= traced.atMs + tolerance, traceShows(outputsOf(index), in: unexplained) else { break }
             applyAt = timer.dueAtMs
         }
         for (index, timer) in current.watchdogs.enumerated() where timer.dueAtMs <= applyAt {
-            guard timer.dueAtMs > floor, timer.dueAtMs + tolerance >= traced.atMs else { continue }
+            guard timer.dueAtMs > current.nowMs, timer.dueAtMs + tolerance >= traced.atMs else { continue }
             let outputs = outputsOf(index)
-            if traceShows(outputs, in: after), !traceShows(outputs, in: before) {
-                applyAt = max(floor, timer.dueAtMs - 1)
+            if traceShows(outputs, in: after), !traceShows(outputs, in: unexplained) {
+                applyAt = max(current.nowMs, timer.dueAtMs - 1)
                 break
             }
         }
         if applyAt > current.nowMs { try step(.clock(.advanceTo(applyAt)), line: traced.line) }
-        try step(traced.input.mappingRequestIds { binding[$0]?.replayId ?? $0 }, line: traced.line)
+        // Every line before the input binds now, in line order: an answer is never applied
+        // before the request it names exists in the replay.
+        bindPending(before: traced.line)
+        var floor = session!.nowMs
+        for id in traced.input.requestIds { if let bound = binding[id] { floor = max(floor, bound.atMs) } }
+        if floor > session!.nowMs { try step(.clock(.advanceTo(floor)), line: traced.line) }
+        let produced = try step(traced.input.mappingRequestIds { binding[$0]?.replayId ?? $0 }, line: traced.line)
+        lastInputOutputs = produced
         decide(upTo: session!.nowMs)
     }
 
-    mutating func step(_ input: Input, line: Int) throws(TraceProblem) {
-        guard var current = session else { return }
+    /// Applies one input to the replay; returns the outputs it made.
+    @discardableResult
+    mutating func step(_ input: Input, line: Int) throws(TraceProblem) -> [Observed] {
+        guard var current = session else { return [] }
         do throws(InputError) {
             let applied = try current.apply(input, ledger: ledger)
             session = current
             ledger.apply(applied.ledgerWrites)
-            take(applied.entries)
+            return take(applied.entries)
         } catch {
             let problem = InputProblem(error)
             throw TraceProblem(line: line, field: problem.field.map { "data.input.\($0)" }, "the replay refused the input: \(problem.detail)")
         }
     }
 
-    mutating func take(_ entries: [TimelineEntry]) {
+    /// Keeps the replay's new entries: judged outputs wait for their pair, outputs naming an id
+    /// wait for a line to bind to them; bindings made on a look-ahead are settled.
+    @discardableResult
+    mutating func take(_ entries: [TimelineEntry]) -> [Observed] {
         if keepsTimeline { timeline += entries }
+        var outputs: [Observed] = []
         for entry in entries {
-            guard let output = Observed(entry), judged.contains(output.kind) || output.kind == .emit || output.kind == .navigation else {
-                continue
-            }
+            guard let output = Observed(entry) else { continue }
+            outputs.append(output)
+            if output.namedId != nil { bindable.append(output) }
+            guard judged.contains(output.kind) else { continue }
             replayOutputs[output.kind, default: []].append(output)
-            if judged.contains(output.kind) { replayCounts[output.kind, default: 0] += 1 }
+            replayCounts[output.kind, default: 0] += 1
         }
+        settleProvisional()
+        return outputs
     }
 
     /// What firing the timers up to and including `timer` would output at its due time, on a
@@ -80,27 +93,47 @@ extension HostTraceVerifier {
         }
     }
 
-    // MARK: Binding
-
-    /// Binds the id `output` names for the first time, looking ahead on a copy of the replay by
-    /// firing timers only, up to the output's time plus the tolerance.
-    mutating func bindLookingAhead(_ output: Observed) {
-        var candidates = replayOutputs[output.kind] ?? []
-        if var copy = session, output.atMs + tolerance > copy.nowMs,
-           let applied = try? copy.apply(.clock(.advanceTo(output.atMs + tolerance)), ledger: ledger)
-        {
-            candidates += applied.entries.compactMap(Observed.init).filter { $0.kind == output.kind }
+    /// The trace's outputs less those (ids masked) that `replay` made, each taken once.
+    static func unexplained(_ trace: [Observed], by replay: [Observed]) -> [Observed] {
+        var left = replay
+        return trace.filter { output in
+            guard let index = left.firstIndex(where: { $0.kind == output.kind && TraceComparison.equalMasked(trace: output, replay: $0) }) else {
+                return true
+            }
+            left.remove(at: index)
+            return false
         }
-        bind(output, among: candidates)
     }
 
-    /// The first unbound replay output of the same kind within the tolerance that equals
-    /// `output` with ids masked, failing that of the same type; none: the id stays unbound.
-    mutating func bind(_ output: Observed, among candidates: [Observed]) {
-        guard let id = output.namedId, binding[id] == nil, firstNamedBy[id] == output.line else { return }
-        firstNamedBy[id] = nil
+    // MARK: Binding
+
+    /// Binds the ids first named by the lines waiting, in line order, up to (not including)
+    /// line `limit` (`nil`: all). A line whose candidates the replay has not made yet looks
+    /// ahead by firing timers only, on a copy, up to its time plus the tolerance; what it binds
+    /// there is settled once the replay itself gets there.
+    mutating func bindPending(before limit: Int?) {
+        while pendingStart < pending.count {
+            let output = pending[pendingStart]
+            if let limit, let line = output.line, line >= limit { break }
+            pendingStart += 1
+            bind(output, provisional: false)
+        }
+        if pendingStart > 256, pendingStart * 2 > pending.count {
+            pending.removeFirst(pendingStart)
+            pendingStart = 0
+        }
+        pruneBindable()
+    }
+
+    /// The first unbound replay output of the line's kind within the tolerance that equals it
+    /// with ids masked, failing that of the same type; none: the id stays unbound.
+    mutating func bind(_ output: Observed, provisional: Bool) {
+        guard let id = output.namedId, binding[id] == nil, let current = session else { return }
+        var candidates = bindable
+        let horizon = output.atMs + tolerance
+        if horizon > current.nowMs, !provisional { candidates += lookahead(to: horizon) }
         let open = candidates.filter { candidate in
-            guard let replayId = candidate.namedId else { return false }
+            guard candidate.kind == output.kind, let replayId = candidate.namedId else { return false }
             return !boundReplayIds.contains(replayId) && abs(candidate.atMs - output.atMs) <= tolerance
         }
         guard let chosen = open.first(where: { TraceComparison.equalMasked(trace: output, replay: $0) })
@@ -112,5 +145,52 @@ extension HostTraceVerifier {
         }
         binding[id] = (replayId, chosen.atMs)
         boundReplayIds.insert(replayId)
+        // The replay has made everything up to its clock: a later output is the look-ahead's.
+        if chosen.atMs > current.nowMs {
+            provisionals.append(Provisional(line: output, id: id, atMs: chosen.atMs))
+        }
     }
+
+    /// What firing the timers only would output up to `horizon`, on a copy of the replay (kept
+    /// while the replay stands still).
+    mutating func lookahead(to horizon: Millis) -> [Observed] {
+        guard let current = session else { return [] }
+        if let cached = lookaheadCache, cached.step == current.step, cached.horizon >= horizon {
+            return cached.outputs.filter { $0.atMs <= horizon }
+        }
+        var copy = current
+        let outputs = (try? copy.apply(.clock(.advanceTo(horizon)), ledger: ledger))?.entries.compactMap(Observed.init)
+            .filter { $0.namedId != nil } ?? []
+        lookaheadCache = (current.step, horizon, outputs)
+        return outputs
+    }
+
+    /// A binding made on a look-ahead names the id the copy minted; the replay mints its own
+    /// once it gets there (an input at the same instant may take the number first). Once the
+    /// replay has passed the bound output's time, the line binds again on what it really made.
+    mutating func settleProvisional() {
+        guard !provisionals.isEmpty, let now = session?.nowMs else { return }
+        let due = provisionals.filter { $0.atMs <= now }
+        guard !due.isEmpty else { return }
+        provisionals.removeAll { $0.atMs <= now }
+        for provisional in due {
+            if let bound = binding.removeValue(forKey: provisional.id) { boundReplayIds.remove(bound.replayId) }
+        }
+        for provisional in due { bind(provisional.line, provisional: true) }
+    }
+
+    /// Replay outputs no line waiting or still to come can bind to any more are dropped.
+    mutating func pruneBindable() {
+        let oldest = pendingStart < pending.count ? min(pending[pendingStart].atMs, reader.lastAtMs) : reader.lastAtMs
+        let horizon = provisionals.map(\.atMs).min().map { min($0, oldest) } ?? oldest
+        guard let first = bindable.first, first.atMs + tolerance < horizon else { return }
+        bindable.removeAll { $0.atMs + tolerance < horizon || $0.namedId.map(boundReplayIds.contains) == true }
+    }
+}
+
+/// A line bound on a look-ahead, to bind again once the replay reaches the output's time.
+struct Provisional: Sendable {
+    var line: Observed
+    var id: String
+    var atMs: Millis
 }

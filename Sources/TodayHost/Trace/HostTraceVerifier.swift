@@ -28,8 +28,14 @@ public struct HostTraceVerifier: Sendable {
     /// Host-minted trace id → the replay's id and the time of the replay output it was bound to.
     var binding: [String: (replayId: String, atMs: Millis)] = [:]
     var boundReplayIds: Set<String> = []
-    /// A host-minted id not bound yet → the line of the output that first named it.
-    var firstNamedBy: [String: Int] = [:]
+    /// Output lines that first named an id, not bound yet, in line order (from `pendingStart`).
+    var pending: [Observed] = []
+    var pendingStart = 0
+    /// Replay outputs naming an id that a line may still bind to, in timeline order.
+    var bindable: [Observed] = []
+    /// Bindings made on a look-ahead, settled once the replay reaches their time.
+    var provisionals: [Provisional] = []
+    var lookaheadCache: (step: Int, horizon: Millis, outputs: [Observed])?
     /// Host-minted ids nothing bound: between pairs they match any replay id (`late`, `early`).
     var unboundIds: Set<String> = []
 
@@ -45,6 +51,9 @@ public struct HostTraceVerifier: Sendable {
     var pendingInput: TraceInput?
     var before: [Observed] = []
     var after: [Observed] = []
+    /// What the replay's last input made (the trace's outputs before the next input that these
+    /// do not explain are a timer's).
+    var lastInputOutputs: [Observed] = []
 
     // Pairing.
     /// Trace outputs the replay has not passed by the tolerance yet, in line order.
@@ -84,7 +93,8 @@ public struct HostTraceVerifier: Sendable {
     /// unpaired, or kept as evidence around an input): bounded, whatever the trace's length.
     var heldOutputs: Int {
         undecided.count - undecidedStart + replayOutputs.values.reduce(0) { $0 + $1.count }
-            + traceGap.values.reduce(0) { $0 + $1.count } + before.count + after.count
+            + traceGap.values.reduce(0) { $0 + $1.count } + before.count + after.count + lastInputOutputs.count
+            + pending.count - pendingStart + bindable.count + provisionals.count
     }
 
     /// Verifies a whole trace held in memory.
@@ -121,8 +131,8 @@ public struct HostTraceVerifier: Sendable {
             let observed = Observed(output)
             note(observed)
             if pendingInput == nil { append(observed, to: &before) } else { append(observed, to: &after) }
-            if judged.contains(output.kind) { traceCounts[output.kind, default: 0] += 1 }
-            if judged.contains(output.kind) || output.kind == .emit || output.kind == .navigation {
+            if judged.contains(output.kind) {
+                traceCounts[output.kind, default: 0] += 1
                 undecided.append(observed)
             }
         case .skipped:
@@ -148,6 +158,7 @@ public struct HostTraceVerifier: Sendable {
         if let session, !session.isClosed, end + tolerance > session.nowMs {
             try step(.clock(.advanceTo(end + tolerance)), line: reader.lineNumber)
         }
+        bindPending(before: nil)
         decide(upTo: nil)
         for kind in TraceKind.allCases where judged.contains(kind) {
             resolveGap(kind, trace: traceGap[kind] ?? [], replay: replayOutputs[kind] ?? [])
@@ -175,7 +186,9 @@ public struct HostTraceVerifier: Sendable {
 
     mutating func note(_ input: TraceInput) {
         for id in input.input.requestIds where !knownIds.contains(id) {
-            knownIds.insert(id)  // an id the input gives: the same on both sides
+            // An id the input gives: the same on both sides, so no line binds another id to it.
+            knownIds.insert(id)
+            boundReplayIds.insert(id)
         }
         switch input.input {
         case let .webEvent(message) where message["type"]?.stringValue == "todayPage.refreshStarted":
@@ -193,7 +206,7 @@ public struct HostTraceVerifier: Sendable {
     mutating func note(_ output: Observed) {
         if let id = output.namedId, !knownIds.contains(id) {
             knownIds.insert(id)
-            firstNamedBy[id] = output.line
+            pending.append(output)  // host-minted: bound in line order
         }
         switch output.kind {
         case .emit:

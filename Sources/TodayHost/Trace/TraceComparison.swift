@@ -56,10 +56,13 @@ struct Observed: Sendable, Equatable {
             let url = TraceURL(data["url"]?.stringValue ?? "")
             return ["type": .string(type), "path": .string(url.path), "language": .string(url.language), "uid": .string(url.uid),
                     "requestId": .string(url.requestId.map(mapId))]
-        case .header, .overlay:
+        case .header:
+            // The request a header mirrors is its own: a header line names it (bound like any id).
+            return ["type": .string(type), "requestId": .string(requestId.map(mapId))]
+        case .overlay:
             return ["type": .string(type)]
         case .pull:
-            return ["type": .string(type), "outcome": data["outcome"] ?? .null]
+            return ["type": .string(type), "outcome": data["outcome"] ?? .null, "requestId": .string(requestId.map(mapId))]
         case .analytics:
             return ["event": data["event"] ?? .null, "properties": data["properties"] ?? .null]
         case .resolution:

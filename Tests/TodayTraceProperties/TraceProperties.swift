@@ -1,0 +1,338 @@
+import Foundation
+import TodayHost
+
+/// A property that did not hold for one scenario: which, what was seen, and the trace that
+/// shows it (to paste into a test).
+public struct PropertyFailure: Error, CustomStringConvertible {
+    public var property: String
+    public var detail: String
+    public var trace: TraceText
+
+    public var description: String { "\(property): \(detail)" }
+}
+
+/// What a mutant's first divergence may be instead of the edited line's own, and why: a
+/// neighbour of the same kind and type within the tolerance takes its place (docs/TRACES.md:
+/// binding and pairing fall back on the same `type`).
+public enum MutantOutcome: String, Sendable, CaseIterable {
+    /// The first divergence names the edited line's rule.
+    case ownRule
+    /// A neighbour of the same kind and type within the tolerance made the first divergence
+    /// its own (`different`, or a pair shifted onto it): the edit is still found.
+    case sameTypeNeighbour
+}
+
+/// The properties of issue 33, item 2, over one random scenario: the session's own trace
+/// verifies clean, so does the same trace as a real host records it (and any `recorded`
+/// subset of it), with no tolerance the first divergence is the first delayed output, and each
+/// single-edit mutant does not conform and names the rule of the edited line.
+public enum TraceProperties {
+    public static let replayId = "replay"
+    public static let tolerance: Millis = 100
+
+    /// Every non-empty subset of the judged kinds, as bit masks over `TraceKind.allCases`.
+    public static let subsetCount = (1 << TraceKind.allCases.count) - 1
+
+    public struct Tally: Sendable {
+        public var mutants: [String: Int] = [:]
+        public var outcomes: [MutantOutcome: Int] = [:]
+        public var subsets: Set<Int> = []
+        public var delayedOutputs = 0
+        public var lines = 0
+        public init() {}
+    }
+
+    /// Checks one scenario; `tally` counts what was exercised.
+    public static func check(_ scenario: TraceScenario, tally: inout Tally) -> [PropertyFailure] {
+        let runner = scenario.run()
+        var failures: [PropertyFailure] = []
+        var rng = SeededRandom(seed: scenario.seed ^ 0x7A11_0C0D_E5EE_D000)
+
+        let golden = TraceText.golden(runner)
+        tally.lines += golden.entries.count + 1
+        expectConforms(golden, "golden", &failures)
+
+        let host = HostRecording(of: runner, rng: &rng)
+        tally.delayedOutputs += host.delayedLines.count
+        expectConforms(host.trace, "host", &failures)
+        let mask = Int(scenario.seed % UInt64(subsetCount)) + 1
+        tally.subsets.insert(mask)
+        let kinds = TraceKind.allCases.enumerated().filter { mask & (1 << $0.offset) != 0 }.map(\.element.rawValue)
+        expectConforms(host.trace.recording(only: kinds), "host recording \(kinds)", &failures)
+
+        let strict = host.trace.with(toleranceMs: 0)
+        switch verdict(strict) {
+        case let .failure(problem):
+            failures.append(PropertyFailure(property: "tolerance 0", detail: "a bad trace: \(problem.problemDetail)", trace: strict))
+        case let .success(result):
+            if let firstDelayed = host.delayedLines.first {
+                let first = result.divergences.first
+                if first?.line != firstDelayed || first?.problem != .late {
+                    failures.append(PropertyFailure(
+                        property: "tolerance 0",
+                        detail: "the first delayed output is line \(firstDelayed); the first divergence: \(first.map(describe) ?? "none")",
+                        trace: strict))
+                }
+            } else if !result.conforms {
+                failures.append(PropertyFailure(property: "tolerance 0", detail: "nothing delayed, yet: \(result.divergences.map(\.detail))", trace: strict))
+            }
+        }
+
+        for mutant in Mutant.Edit.allCases {
+            guard let made = Mutant(mutant, of: golden, rng: &rng) else { continue }
+            tally.mutants[mutant.rawValue, default: 0] += 1
+            switch made.judge(verdict(made.trace)) {
+            case let .success(outcome): tally.outcomes[outcome, default: 0] += 1
+            case let .failure(failure): failures.append(failure)
+            }
+        }
+        return failures
+    }
+
+    static func verdict(_ trace: TraceText) -> Result<Verdict, TraceProblem> {
+        do throws(TraceProblem) {
+            return .success(try HostTraceVerifier.verify(trace.text, sessionId: replayId))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    static func expectConforms(_ trace: TraceText, _ property: String, _ failures: inout [PropertyFailure]) {
+        switch verdict(trace) {
+        case let .failure(problem):
+            failures.append(PropertyFailure(property: property, detail: "a bad trace: \(problem.problemDetail)", trace: trace))
+        case let .success(result) where !result.conforms:
+            failures.append(PropertyFailure(property: property, detail: "\(result.divergenceCount) divergences, first \(describe(result.divergences[0]))",
+                                            trace: trace))
+        default:
+            break
+        }
+    }
+
+    static func describe(_ divergence: Verdict.Divergence) -> String {
+        "line \(divergence.line.map(String.init) ?? "-") \(divergence.problem.rawValue) \(divergence.rule.rawValue) (\(divergence.detail))"
+    }
+
+    /// The property a failure broke, checked again on a shorter scenario: shrinking keeps a
+    /// candidate while the same property still fails.
+    public static func fails(_ scenario: TraceScenario, _ property: String) -> PropertyFailure? {
+        var tally = Tally()
+        return check(scenario, tally: &tally).first { $0.property == property }
+    }
+
+    /// Drops chunks of steps (halving the chunk) while the same property still fails; bounded.
+    public static func shrink(_ scenario: TraceScenario, _ failure: PropertyFailure) -> (TraceScenario, PropertyFailure) {
+        var current = scenario, found = failure
+        var chunk = max(1, current.steps.count / 2), tries = 0
+        while tries < 600 {
+            var start = 0, removed = false
+            while start < current.steps.count, tries < 600 {
+                var candidate = current
+                candidate.steps.removeSubrange(start..<min(start + chunk, candidate.steps.count))
+                tries += 1
+                if let again = fails(candidate, failure.property) {
+                    current = candidate
+                    found = again
+                    removed = true
+                } else {
+                    start += chunk
+                }
+            }
+            if chunk == 1 { if !removed { break } } else { chunk = max(1, chunk / 2) }
+        }
+        return (current, found)
+    }
+}
+
+/// One single edit of a golden trace (issue 33): an output removed, duplicated, its `type`
+/// changed, or moved past the tolerance — and what its first divergence must name.
+public struct Mutant: Sendable {
+    public enum Edit: String, Sendable, CaseIterable {
+        case removed, duplicated, typeChanged, moved
+    }
+
+    public var edit: Edit
+    public var trace: TraceText
+    /// The edited output as the trace now has it (for `removed`, as it was).
+    public var line: JSON
+    /// Its line number in the mutant (for `removed`, the line it had).
+    public var lineNumber: Int
+    public var expectedRule: Rule
+    /// Other outputs of the same kind and type within the tolerance (the fallback's neighbours).
+    public var neighbours: [JSON]
+
+    init?(_ edit: Edit, of golden: TraceText, rng: inout SeededRandom) {
+        let outputs = golden.entries.indices.filter { index in
+            let entry = golden.entries[index]
+            guard let kind = entry.kind, TraceKind(rawValue: kind) != nil else { return false }
+            guard edit == .moved else { return true }
+            // Moved: only outputs whose id no later input names.
+            guard let id = Self.namedId(entry) else { return true }
+            return !golden.entries[(index + 1)...].contains { $0.kind == "input" && $0.serialized().contains("\"\(id)\"") }
+        }
+        guard !outputs.isEmpty else { return nil }
+        let index = rng.pick(outputs)
+        let original = golden.entries[index]
+        var entries = golden.entries
+        self.edit = edit
+        neighbours = []
+        switch edit {
+        case .removed:
+            entries.remove(at: index)
+            line = original
+            lineNumber = index + 2
+            expectedRule = Rule(rawValue: original["rule"]?.stringValue ?? "") ?? .h4
+        case .duplicated:
+            entries.insert(original, at: index + 1)
+            line = original
+            lineNumber = index + 3
+            expectedRule = RuleTable.rule(of: original, at: index, in: golden.entries)
+        case .typeChanged:
+            let changed = Self.changingType(original, rng: &rng)
+            entries[index] = changed
+            line = changed
+            lineNumber = index + 2
+            expectedRule = RuleTable.rule(of: changed, at: index, in: golden.entries)
+        case .moved:
+            let by = TraceProperties.tolerance + 1 + Millis(rng.below(400))
+            var moved = original.setting("atMs", .int((original.atMs ?? 0) + by))
+            entries.remove(at: index)
+            let at = moved.atMs!
+            let place = entries[index...].firstIndex { ($0.atMs ?? 0) > at } ?? entries.endIndex
+            entries.insert(moved, at: place)
+            var header = golden.header
+            if at > golden.header["endMs"]?.atMsValue ?? 0 { header = header.setting("endMs", .int(at)) }
+            moved = original
+            line = moved
+            lineNumber = place + 2
+            expectedRule = Rule(rawValue: original["rule"]?.stringValue ?? "") ?? .h4
+            trace = TraceText(header: header, entries: entries)
+            neighbours = Self.neighbours(of: line, in: golden.entries, except: index)
+            return
+        }
+        trace = TraceText(header: golden.header, entries: entries)
+        neighbours = Self.neighbours(of: line, in: golden.entries, except: index)
+    }
+
+    static func neighbours(of line: JSON, in entries: [JSON], except index: Int?) -> [JSON] {
+        entries.enumerated().filter { offset, entry in
+            offset != index && entry.kind == line.kind && entry["type"] == line["type"]
+                && abs((entry.atMs ?? 0) - (line.atMs ?? 0)) <= TraceProperties.tolerance
+        }.map(\.element)
+    }
+
+    /// The first divergence must name the edited line's rule; where a neighbour of the same
+    /// type takes its place, that case is named.
+    func judge(_ result: Result<Verdict, TraceProblem>) -> Result<MutantOutcome, PropertyFailure> {
+        let verdict: Verdict
+        switch result {
+        case let .failure(problem): return .failure(failure("a bad trace: \(problem.problemDetail)"))
+        case let .success(value): verdict = value
+        }
+        guard let first = verdict.divergences.first else { return .failure(failure("conforms")) }
+        let aboutTheLine: Bool
+        switch edit {
+        case .removed: aboutTheLine = first.problem == .missing && first.kind.rawValue == line.kind && first.type == line["type"]?.stringValue
+        case .duplicated, .typeChanged: aboutTheLine = first.problem == .unexpected && first.line == lineNumber
+        case .moved: aboutTheLine = (first.problem == .missing && first.atMs == line.atMs) || (first.problem == .late && first.line == lineNumber)
+        }
+        if aboutTheLine, first.rule == expectedRule { return .success(.ownRule) }
+        // The fallback: a neighbour of the same kind and type near the edit made the first
+        // divergence its own (its rule, near the edited line's time).
+        let near = abs(first.atMs - (line.atMs ?? 0)) <= TraceProperties.tolerance + (edit == .moved ? 500 : 0)
+        let neighbourRules = neighbours.compactMap { Rule(rawValue: $0["rule"]?.stringValue ?? "") }
+        if near, first.kind.rawValue == line.kind, first.rule == expectedRule || neighbourRules.contains(first.rule) {
+            return .success(.sameTypeNeighbour)
+        }
+        return .failure(failure("line \(lineNumber) (\(line.serialized())): expected \(expectedRule.rawValue) about it; "
+            + "first divergence \(TraceProperties.describe(first))"))
+    }
+
+    func failure(_ detail: String) -> PropertyFailure {
+        PropertyFailure(property: "mutant \(edit.rawValue)", detail: detail, trace: trace)
+    }
+
+    static func namedId(_ entry: JSON) -> String? {
+        switch entry.kind {
+        case "emit": return entry["data"]?["payload"]?["requestId"]?.stringValue
+        case "resolution": return entry["data"]?["callId"]?.stringValue
+        default: return entry["requestId"]?.stringValue
+        }
+    }
+
+    /// The same output entering another state of its kind.
+    static func changingType(_ entry: JSON, rng: inout SeededRandom) -> JSON {
+        let type = entry["type"]?.stringValue ?? ""
+        func other(_ types: [String]) -> String { rng.pick(types.filter { $0 != type }) }
+        switch entry.kind {
+        case "emit":
+            let next = other(["todayPage.refreshRequested", "webView.visibilityWillChange", "webView.visibilityChanged", "todayPage.scrollToSection"])
+            let payload = (entry["data"]?["payload"] ?? .object([])).setting("type", .string(next))
+            return entry.setting("type", .string(next)).setting("data", (entry["data"] ?? .object([])).setting("payload", payload))
+        case "navigation":
+            let next = other(["initial", "recovery", "termination", "manualRepeat", "accountSwitch", "navigation"])
+            return entry.setting("type", .string(next)).setting("data", (entry["data"] ?? .object([])).setting("cause", .string(next)))
+        case "header": return entry.setting("type", .string(other(["refreshing", "updated", "failed"])))
+        case "pull": return entry.setting("type", .string(type == "idle" ? "refreshing" : "idle"))
+        case "overlay": return entry.setting("type", .string(type == "visible" ? "hidden" : "visible"))
+        default: return entry.setting("type", .string(type + ".changed"))
+        }
+    }
+}
+
+/// docs/TRACES.md's table of rules for an output line, read on the trace around it: written
+/// here again, apart from the verifier, so the test does not check the verifier against itself.
+enum RuleTable {
+    static func rule(of line: JSON, at index: Int, in entries: [JSON]) -> Rule {
+        let type = line["type"]?.stringValue ?? ""
+        let data = line["data"] ?? .null
+        let before = entries[..<index]
+        switch line.kind {
+        case "navigation":
+            return ["initial": .h3, "recovery": .h9, "termination": .h18, "manualRepeat": .h10, "accountSwitch": .h19,
+                    "navigation": .h17][type] ?? .h3
+        case "overlay": return type == "hidden" ? .h23 : .h3
+        case "emit":
+            let payload = data["payload"] ?? .null
+            switch payload["type"]?.stringValue ?? type {
+            case "todayPage.refreshRequested":
+                return ["user_pull": .h10, "app_foreground": .h15, "live_widget_created": .h26][payload["reason"]?.stringValue ?? ""] ?? .h16
+            case "webView.visibilityWillChange", "webView.visibilityChanged": return .h15
+            case "todayPage.scrollToSection": return .h28
+            default: return .h4
+            }
+        case "header":
+            switch type {
+            case "refreshing":
+                let id = line["requestId"]?.stringValue
+                let started = before.contains { $0.kind == "input" && $0["type"]?.stringValue == "todayPage.refreshStarted"
+                    && $0["data"]?["input"]?["requestId"]?.stringValue == id }
+                if started || id == nil { return .h12 }
+                // No refreshStarted named it: whose request it mirrors tells the rule.
+                if let request = before.last(where: { $0.kind == "emit" && $0["data"]?["payload"]?["type"]?.stringValue == "todayPage.refreshRequested"
+                    && $0["data"]?["payload"]?["requestId"]?.stringValue == id })
+                {
+                    switch request["data"]?["payload"]?["reason"]?.stringValue {
+                    case "user_pull": return .h10
+                    case "tab_activated", nil: return .h16
+                    default: return .h12
+                    }
+                }
+                let pulled = before.contains { ($0.kind == "input" && $0["type"]?.stringValue == "pull" && $0["data"]?["input"]?["requestId"]?.stringValue == id)
+                    || ($0.kind == "pull" && $0["requestId"]?.stringValue == id) }
+                return pulled ? .h10 : .h12
+            case "updated", "failed": return .h13
+            default: return Rule(rawValue: line["rule"]?.stringValue ?? "") ?? .h13
+            }
+        case "pull":
+            guard type == "refreshing" else { return .h11 }
+            return before.contains { $0.kind == "input" && $0["type"]?.stringValue == "pull" && $0.atMs == line.atMs } ? .h10 : .h11
+        case "analytics": return .h24
+        default: return .h27
+        }
+    }
+}
+
+extension JSON {
+    var atMsValue: Millis? { numberValue.map { Millis($0) } }
+}
