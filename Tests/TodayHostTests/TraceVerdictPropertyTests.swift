@@ -32,7 +32,7 @@ import TodayTraceProperties
             if !failures.isEmpty { failed += 1 }
             // Each property's first failure is shrunk and shown as a trace to paste into a test.
             for failure in failures where reported.insert(failure.property).inserted {
-                let (shrunk, found) = TraceProperties.shrink(scenario, failure)
+                let (shrunk, found) = run.shrinks ? TraceProperties.shrink(scenario, failure) : (scenario, failure)
                 if let folder = run.dumpFolder {
                     let name = "\(folder)/\(scenario.seed)-\(found.property.filter { $0.isLetter || $0.isNumber }).jsonl"
                     FileManager.default.createFile(atPath: name, contents: Data(found.trace.text.utf8))
@@ -53,6 +53,14 @@ import TodayTraceProperties
         if indices.count >= 50 {
             #expect(tally.mutants.count == Mutant.Edit.allCases.count, "\(tally.mutants)")
             #expect(tally.delayedOutputs > 0)
+            let kinds: Set<String> = ["pull", "liveWidget.created", "liveWidget.cancelled", "chat.edit", "chat.send", "dialog.choose",
+                                      "dialog.dismiss", "background", "foreground", "tabActivated", "socketEvent", "timerTick",
+                                      "navigation", "webContentTerminated", "accountSwitch", "teardown", "clock",
+                                      "todayPage.refreshStarted", "todayPage.refreshResult", "todayPage.firstBatchRendered",
+                                      "todayPage.allBatchesRendered", "todayPage.loadFailed", "webView.loadingPresentation", "track",
+                                      "webView.navigationAction", "liveWidgetCreation.present", "nativeDialog.present",
+                                      "todayPage.scrollToSection"]
+            #expect(kinds.subtracting(tally.inputs).isEmpty, "input kinds never drawn: \(kinds.subtracting(tally.inputs).sorted())")
         }
     }
 }

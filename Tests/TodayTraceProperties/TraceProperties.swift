@@ -20,6 +20,10 @@ public enum MutantOutcome: String, Sendable, CaseIterable {
     /// A neighbour of the same kind and type within the tolerance made the first divergence
     /// its own (`different`, or a pair shifted onto it): the edit is still found.
     case sameTypeNeighbour
+    /// A removed output whose id a later input names (an answer): the input now names an id the
+    /// trace never minted, the same on both sides, which the replay does not know, so what the
+    /// answer does may diverge first. The edit is still found.
+    case idNamedByLaterInput
 }
 
 /// The properties of issue 33, item 2, over one random scenario: the session's own trace
@@ -39,6 +43,8 @@ public enum TraceProperties {
         public var subsets: Set<Int> = []
         public var delayedOutputs = 0
         public var lines = 0
+        /// The `type` of every input the sessions applied.
+        public var inputs: Set<String> = []
         public init() {}
     }
 
@@ -48,6 +54,7 @@ public enum TraceProperties {
         var failures: [PropertyFailure] = []
         var rng = SeededRandom(seed: scenario.seed ^ 0x7A11_0C0D_E5EE_D000)
 
+        tally.inputs.formUnion(runner.timeline.filter { $0.kind == .input }.map(\.type))
         let golden = TraceText.golden(runner)
         tally.lines += golden.entries.count + 1
         expectConforms(golden, "golden", &failures)
@@ -160,19 +167,27 @@ public struct Mutant: Sendable {
     public var expectedRule: Rule
     /// Other outputs of the same kind and type within the tolerance (the fallback's neighbours).
     public var neighbours: [JSON]
+    /// The edited line's rule before the edit.
+    public var originalRule: Rule
+    /// Whether an input after the edited line names the id it names.
+    public var namedByLaterInput: Bool
 
     init?(_ edit: Edit, of golden: TraceText, rng: inout SeededRandom) {
+        func namedLater(_ index: Int) -> Bool {
+            guard let id = Self.namedId(golden.entries[index]) else { return false }
+            return golden.entries[(index + 1)...].contains { $0.kind == "input" && $0["data"]?["input"]?["requestId"]?.stringValue == id }
+        }
+        let endMs = golden.header["endMs"]?.atMsValue ?? 0
         let outputs = golden.entries.indices.filter { index in
-            let entry = golden.entries[index]
-            guard let kind = entry.kind, TraceKind(rawValue: kind) != nil else { return false }
-            guard edit == .moved else { return true }
-            // Moved: only outputs whose id no later input names.
-            guard let id = Self.namedId(entry) else { return true }
-            return !golden.entries[(index + 1)...].contains { $0.kind == "input" && $0.serialized().contains("\"\(id)\"") }
+            guard let kind = golden.entries[index].kind, TraceKind(rawValue: kind) != nil else { return false }
+            // Moved: only outputs whose id no later input names, with room before the end.
+            return edit != .moved || (!namedLater(index) && (golden.entries[index].atMs ?? 0) + TraceProperties.tolerance < endMs)
         }
         guard !outputs.isEmpty else { return nil }
         let index = rng.pick(outputs)
         let original = golden.entries[index]
+        originalRule = Rule(rawValue: original["rule"]?.stringValue ?? "") ?? .h4
+        namedByLaterInput = namedLater(index)
         var entries = golden.entries
         self.edit = edit
         neighbours = []
@@ -194,14 +209,14 @@ public struct Mutant: Sendable {
             lineNumber = index + 2
             expectedRule = RuleTable.rule(of: changed, at: index, in: golden.entries)
         case .moved:
-            let by = TraceProperties.tolerance + 1 + Millis(rng.below(400))
+            let room = endMs - (original.atMs ?? 0) - TraceProperties.tolerance
+            let by = TraceProperties.tolerance + 1 + Millis(rng.below(Int(min(400, room))))
             var moved = original.setting("atMs", .int((original.atMs ?? 0) + by))
             entries.remove(at: index)
             let at = moved.atMs!
             let place = entries[index...].firstIndex { ($0.atMs ?? 0) > at } ?? entries.endIndex
             entries.insert(moved, at: place)
-            var header = golden.header
-            if at > golden.header["endMs"]?.atMsValue ?? 0 { header = header.setting("endMs", .int(at)) }
+            let header = golden.header
             moved = original
             line = moved
             lineNumber = place + 2
@@ -237,11 +252,13 @@ public struct Mutant: Sendable {
         case .moved: aboutTheLine = (first.problem == .missing && first.atMs == line.atMs) || (first.problem == .late && first.line == lineNumber)
         }
         if aboutTheLine, first.rule == expectedRule { return .success(.ownRule) }
+        if edit == .removed, namedByLaterInput { return .success(.idNamedByLaterInput) }
         // The fallback: a neighbour of the same kind and type near the edit made the first
         // divergence its own (its rule, near the edited line's time).
         let near = abs(first.atMs - (line.atMs ?? 0)) <= TraceProperties.tolerance + (edit == .moved ? 500 : 0)
         let neighbourRules = neighbours.compactMap { Rule(rawValue: $0["rule"]?.stringValue ?? "") }
-        if near, first.kind.rawValue == line.kind, first.rule == expectedRule || neighbourRules.contains(first.rule) {
+        if near, first.kind.rawValue == line.kind,
+           first.rule == expectedRule || first.rule == originalRule || neighbourRules.contains(first.rule) {
             return .success(.sameTypeNeighbour)
         }
         return .failure(failure("line \(lineNumber) (\(line.serialized())): expected \(expectedRule.rawValue) about it; "

@@ -211,11 +211,14 @@ public struct TracePropertyRun: Sendable {
     public var seed: UInt64
     public var sessions: Int
     public var dumpFolder: String?
+    /// `TODAYSIM_TRACE_SHRINK=0`: failures are shown as found, not shrunk.
+    public var shrinks: Bool
 
     public init(environment: [String: String]) {
         seed = environment["TODAYSIM_TRACE_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 1...UInt64(UInt32.max))
         sessions = environment["TODAYSIM_TRACE_SESSIONS"].flatMap { Int($0) } ?? 2_000
         dumpFolder = environment["TODAYSIM_TRACE_DUMP"]
+        shrinks = environment["TODAYSIM_TRACE_SHRINK"] != "0"
     }
 
     /// The scenario of session `index` of the run.

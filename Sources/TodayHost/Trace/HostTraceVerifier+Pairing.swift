@@ -22,7 +22,7 @@ extension HostTraceVerifier {
         // Ids bind in line order: every line up to this one first.
         if let line = output.line { bindPending(before: line + 1) }
         let queue = replayOutputs[kind] ?? []
-        if let index = pairIndex(of: output, in: queue) {
+        if let index = pairIndex(of: output, in: queue), !skipsWhatTheNextPairs(output, queue: queue, index: index) {
             resolveGap(kind, trace: traceGap[kind] ?? [], replay: Array(queue[..<index]))
             traceGap[kind] = []
             replayOutputs[kind] = Array(queue[(index + 1)...])
@@ -36,6 +36,19 @@ extension HostTraceVerifier {
             traceGap[kind]!.removeFirst(traceHalf)
             replayOutputs[kind]!.removeFirst(replayHalf)
         }
+    }
+
+    /// Whether pairing `output` with `queue[index]` would pass over the replay's first unpaired
+    /// output when the trace's next output of the kind pairs with that one and with nothing
+    /// after the greedy pair: then `output` is the leftover (a duplicate, say), not the replay
+    /// outputs between. Pairs never cross, so a greedy pair there would leave both the skipped
+    /// output and the next line unpaired.
+    func skipsWhatTheNextPairs(_ output: Observed, queue: [Observed], index: Int) -> Bool {
+        guard index > 0, !equal(output, queue[0]) else { return false }
+        let next = undecided[undecidedStart...].prefix(Self.gapLookahead).first { $0.kind == output.kind }
+        guard let next, abs(next.atMs - queue[0].atMs) <= tolerance, equal(next, queue[0]) else { return false }
+        // Only when the next line has nothing to pair with past the greedy pair.
+        return !queue[(index + 1)...].prefix(Self.gapLookahead).contains { abs($0.atMs - next.atMs) <= tolerance && equal(next, $0) }
     }
 
     /// The first replay output in `queue` (in time order) within the tolerance of `output` that
@@ -167,12 +180,29 @@ extension HostTraceVerifier {
                 if let reason = requestReasons[id], reason == "tab_activated" || reason == "" { return .h16 }
                 return .h12
             case "updated", "failed": return .h13
-            default: return clearingTimes.contains(output.atMs) ? .h14 : .h13
+            default:
+                // Hidden: what hid it (a result or its timers, a clearing, a deadline) is known
+                // to the replay's own hide of the same request near it, if it made one.
+                if let rule = nearbyReplayRule(of: output) { return rule }
+                return clearingTimes.contains(output.atMs) ? .h14 : .h13
             }
-        case .pull: return output.type == "refreshing" && pullGestureTimes.contains(output.atMs) ? .h10 : .h11
+        case .pull:
+            guard output.type == "refreshing" else { return .h11 }
+            if let rule = nearbyReplayRule(of: output) { return rule }
+            return pullGestureTimes.contains(output.atMs) ? .h10 : .h11
         case .analytics: return .h24
         case .resolution: return .h27
         }
+    }
+
+    /// The rule of the replay's output of the same kind, type and (bound) request near a trace
+    /// output: where the table's rule depends on the cause, the replay knows it.
+    func nearbyReplayRule(of output: Observed) -> Rule? {
+        let id = output.requestId.map { binding[$0]?.replayId ?? $0 }
+        let near = (recentReplay + (replayOutputs[output.kind] ?? [])).filter {
+            $0.kind == output.kind && $0.type == output.type && abs($0.atMs - output.atMs) <= tolerance
+        }
+        return (near.first { $0.requestId == id } ?? near.first)?.rule
     }
 
     static func defaultRule(_ kind: TraceKind) -> Rule {

@@ -25,10 +25,14 @@ extension HostTraceVerifier {
             guard timer.dueAtMs <= traced.atMs + tolerance, traceShows(outputsOf(index), in: unexplained) else { break }
             applyAt = timer.dueAtMs
         }
+        // What the trace shows after the input that the input itself does not explain (worked
+        // out only when a timer is due just before the input).
+        var unexplainedAfter: [Observed]?
         for (index, timer) in current.watchdogs.enumerated() where timer.dueAtMs <= applyAt {
             guard timer.dueAtMs > current.nowMs, timer.dueAtMs + tolerance >= traced.atMs else { continue }
             let outputs = outputsOf(index)
-            if traceShows(outputs, in: after), !traceShows(outputs, in: unexplained) {
+            if unexplainedAfter == nil { unexplainedAfter = Self.unexplained(after, by: outputsOfInput(traced, at: applyAt)) }
+            if traceShows(outputs, in: unexplainedAfter!), !traceShows(outputs, in: unexplained) {
                 applyAt = max(current.nowMs, timer.dueAtMs - 1)
                 break
             }
@@ -40,6 +44,7 @@ extension HostTraceVerifier {
         var floor = session!.nowMs
         for id in traced.input.requestIds { if let bound = binding[id] { floor = max(floor, bound.atMs) } }
         if floor > session!.nowMs { try step(.clock(.advanceTo(floor)), line: traced.line) }
+        inputSeqs[traced.line] = session!.lastSeq + 1
         let produced = try step(traced.input.mappingRequestIds { binding[$0]?.replayId ?? $0 }, line: traced.line)
         lastInputOutputs = produced
         decide(upTo: session!.nowMs)
@@ -71,6 +76,8 @@ extension HostTraceVerifier {
             outputs.append(output)
             if output.namedId != nil { bindable.append(output) }
             guard judged.contains(output.kind) else { continue }
+            recentReplay.append(output)
+            if recentReplay.count > Self.recentLimit { recentReplay.removeFirst(recentReplay.count - Self.recentLimit) }
             replayOutputs[output.kind, default: []].append(output)
             replayCounts[output.kind, default: 0] += 1
         }
@@ -86,10 +93,25 @@ extension HostTraceVerifier {
         return applied.entries.compactMap(Observed.init).filter { $0.atMs == timer.dueAtMs }
     }
 
-    /// Whether one of `outputs` is in `trace` (ids masked), within the tolerance of its time.
+    /// What the input would output applied at `time` (after the timers due by then), on a copy.
+    func outputsOfInput(_ traced: TraceInput, at time: Millis) -> [Observed] {
+        guard var copy = session else { return [] }
+        if time > copy.nowMs { _ = try? copy.apply(.clock(.advanceTo(time)), ledger: ledger) }
+        let input = traced.input.mappingRequestIds { binding[$0]?.replayId ?? $0 }
+        return ((try? copy.apply(input, ledger: ledger))?.entries ?? []).compactMap(Observed.init)
+    }
+
+    /// Whether one of `outputs` is in `trace`, within the tolerance of its time: equal with ids
+    /// masked, where an id the line names is one it may stand for (bound to it, given by an
+    /// input and so the same, or a host-minted one not bound yet).
     func traceShows(_ outputs: [Observed], in trace: [Observed]) -> Bool {
         outputs.contains { output in
-            trace.contains { abs($0.atMs - output.atMs) <= tolerance && TraceComparison.equalMasked(trace: $0, replay: output) }
+            trace.contains { line in
+                guard abs(line.atMs - output.atMs) <= tolerance, TraceComparison.equalMasked(trace: line, replay: output) else { return false }
+                guard let id = line.namedId, let replayId = output.namedId else { return true }
+                if let bound = binding[id] { return bound.replayId == replayId }
+                return givenIds.contains(id) ? id == replayId : true
+            }
         }
     }
 
@@ -136,8 +158,12 @@ extension HostTraceVerifier {
             guard candidate.kind == output.kind, let replayId = candidate.namedId else { return false }
             return !boundReplayIds.contains(replayId) && abs(candidate.atMs - output.atMs) <= tolerance
         }
-        guard let chosen = open.first(where: { TraceComparison.equalMasked(trace: output, replay: $0) })
-            ?? open.first(where: { $0.type == output.type }),
+        // The host's processing order first: what the line's input or a later timer made, before
+        // what was made earlier (within the tolerance too).
+        let floor = output.afterInput.flatMap { inputSeqs[$0] } ?? 0
+        let ordered = open.filter { ($0.seq ?? 0) >= floor } + open.filter { ($0.seq ?? 0) < floor }
+        guard let chosen = ordered.first(where: { TraceComparison.equalMasked(trace: output, replay: $0) })
+            ?? ordered.first(where: { $0.type == output.type }),
             let replayId = chosen.namedId
         else {
             unboundIds.insert(id)
@@ -179,8 +205,14 @@ extension HostTraceVerifier {
         for provisional in due { bind(provisional.line, provisional: true) }
     }
 
-    /// Replay outputs no line waiting or still to come can bind to any more are dropped.
+    /// Replay outputs no line waiting or still to come can bind to any more are dropped, and so
+    /// are the inputs no line waiting came after.
     mutating func pruneBindable() {
+        if inputSeqs.count > 16 {
+            let waiting = pending[pendingStart...].compactMap(\.afterInput) + provisionals.compactMap(\.line.afterInput)
+            let oldest = waiting.min() ?? pendingInput?.line ?? Int.max
+            inputSeqs = inputSeqs.filter { $0.key >= oldest }
+        }
         let oldest = pendingStart < pending.count ? min(pending[pendingStart].atMs, reader.lastAtMs) : reader.lastAtMs
         let horizon = provisionals.map(\.atMs).min().map { min($0, oldest) } ?? oldest
         guard let first = bindable.first, first.atMs + tolerance < horizon else { return }

@@ -25,6 +25,8 @@ public struct HostTraceVerifier: Sendable {
     // Ids (docs/TRACES.md, "Request ids").
     /// Every id a line read so far named.
     var knownIds: Set<String> = []
+    /// The ids inputs gave first (a caller's, Web's own): the same on both sides.
+    var givenIds: Set<String> = []
     /// Host-minted trace id → the replay's id and the time of the replay output it was bound to.
     var binding: [String: (replayId: String, atMs: Millis)] = [:]
     var boundReplayIds: Set<String> = []
@@ -36,6 +38,9 @@ public struct HostTraceVerifier: Sendable {
     /// Bindings made on a look-ahead, settled once the replay reaches their time.
     var provisionals: [Provisional] = []
     var lookaheadCache: (step: Int, horizon: Millis, outputs: [Observed])?
+    /// An input's line → the `seq` of the first entry its replay made: the outputs a line after
+    /// the input can be (the host's processing order), kept while a line waiting may ask.
+    var inputSeqs: [Int: Int] = [:]
     /// Host-minted ids nothing bound: between pairs they match any replay id (`late`, `early`).
     var unboundIds: Set<String> = []
 
@@ -45,6 +50,8 @@ public struct HostTraceVerifier: Sendable {
     /// Trace request id → the reason its `refreshRequested` gave (`""`: none).
     var requestReasons: [String: String] = [:]
     var clearingTimes = RecentTimes()
+    /// The replay's last judged outputs, paired or not: the cause of an unexpected line's twin.
+    var recentReplay: [Observed] = []
     var pullGestureTimes = RecentTimes()
 
     // The input waiting for the outputs after it (the order of a timer near it is read from them).
@@ -77,6 +84,8 @@ public struct HostTraceVerifier: Sendable {
     static let gapLookahead = 64
     /// How many outputs around an input are kept to read a timer's order from.
     static let evidenceLimit = 1000
+    /// How many of the replay's last outputs are kept to read an unexpected line's cause from.
+    static let recentLimit = 32
 
     /// `sessionId`: the replay's id (its server-made request ids derive from it, H4).
     /// `toleranceMs`: replaces the trace's own (0–10,000). `label`: the replay's (a kept one's).
@@ -94,7 +103,7 @@ public struct HostTraceVerifier: Sendable {
     var heldOutputs: Int {
         undecided.count - undecidedStart + replayOutputs.values.reduce(0) { $0 + $1.count }
             + traceGap.values.reduce(0) { $0 + $1.count } + before.count + after.count + lastInputOutputs.count
-            + pending.count - pendingStart + bindable.count + provisionals.count
+            + pending.count - pendingStart + bindable.count + provisionals.count + recentReplay.count + inputSeqs.count
     }
 
     /// Verifies a whole trace held in memory.
@@ -128,7 +137,8 @@ public struct HostTraceVerifier: Sendable {
             after = []
             pendingInput = input
         case let .output(output):
-            let observed = Observed(output)
+            var observed = Observed(output)
+            observed.afterInput = pendingInput?.line
             note(observed)
             if pendingInput == nil { append(observed, to: &before) } else { append(observed, to: &after) }
             if judged.contains(output.kind) {
@@ -188,6 +198,7 @@ public struct HostTraceVerifier: Sendable {
         for id in input.input.requestIds where !knownIds.contains(id) {
             // An id the input gives: the same on both sides, so no line binds another id to it.
             knownIds.insert(id)
+            givenIds.insert(id)
             boundReplayIds.insert(id)
         }
         switch input.input {

@@ -3,6 +3,9 @@
 struct Observed: Sendable, Equatable {
     var line: Int?
     var seq: Int?
+    /// A trace output's input: the line of the last input before it (`nil`: none since the
+    /// creation).
+    var afterInput: Int?
     var atMs: Millis
     var kind: TraceKind
     var type: String
