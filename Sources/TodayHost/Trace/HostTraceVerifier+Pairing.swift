@@ -38,17 +38,22 @@ extension HostTraceVerifier {
         }
     }
 
-    /// Whether pairing `output` with `queue[index]` would pass over the replay's first unpaired
-    /// output when the trace's next output of the kind pairs with that one and with nothing
-    /// after the greedy pair: then `output` is the leftover (a duplicate, say), not the replay
-    /// outputs between. Pairs never cross, so a greedy pair there would leave both the skipped
-    /// output and the next line unpaired.
+    /// Whether pairing `output` with `queue[index]` would pass over replay outputs that the
+    /// trace's next lines of the kind account for better: the next line pairs with the first of
+    /// them and with nothing after the greedy pair (then `output` is the leftover, a duplicate
+    /// say), or `output` says what one of them says, only late or early, while a later line
+    /// pairs with `queue[index]` in time. Pairs never cross, so a greedy pair there would leave
+    /// both the passed-over output and a later line unpaired.
     func skipsWhatTheNextPairs(_ output: Observed, queue: [Observed], index: Int) -> Bool {
-        guard index > 0, !equal(output, queue[0]) else { return false }
-        let next = undecided[undecidedStart...].prefix(Self.gapLookahead).first { $0.kind == output.kind }
-        guard let next, abs(next.atMs - queue[0].atMs) <= tolerance, equal(next, queue[0]) else { return false }
-        // Only when the next line has nothing to pair with past the greedy pair.
-        return !queue[(index + 1)...].prefix(Self.gapLookahead).contains { abs($0.atMs - next.atMs) <= tolerance && equal(next, $0) }
+        guard index > 0 else { return false }
+        let later = undecided[undecidedStart...].prefix(Self.gapLookahead).filter { $0.kind == output.kind }
+        if !equal(output, queue[0]), let next = later.first, abs(next.atMs - queue[0].atMs) <= tolerance, equal(next, queue[0]),
+           !queue[(index + 1)...].prefix(Self.gapLookahead).contains(where: { abs($0.atMs - next.atMs) <= tolerance && equal(next, $0) })
+        {
+            return true
+        }
+        guard queue[..<index].contains(where: { equal(output, $0) }) else { return false }
+        return later.contains { abs($0.atMs - queue[index].atMs) <= tolerance && equal($0, queue[index]) }
     }
 
     /// The first replay output in `queue` (in time order) within the tolerance of `output` that
