@@ -42,7 +42,7 @@ extension HostTraceVerifier {
     /// trace's next lines of the kind account for better: the next line pairs with the first of
     /// them and with nothing after the greedy pair (then `output` is the leftover, a duplicate
     /// say), or `output` says what one of them says, only late or early, while a later line
-    /// pairs with `queue[index]` in time. Pairs never cross, so a greedy pair there would leave
+    /// says what `queue[index]` says. Pairs never cross, so a greedy pair there would leave
     /// both the passed-over output and a later line unpaired.
     func skipsWhatTheNextPairs(_ output: Observed, queue: [Observed], index: Int) -> Bool {
         guard index > 0 else { return false }
@@ -53,7 +53,7 @@ extension HostTraceVerifier {
             return true
         }
         guard queue[..<index].contains(where: { equal(output, $0) }) else { return false }
-        return later.contains { abs($0.atMs - queue[index].atMs) <= tolerance && equal($0, queue[index]) }
+        return later.contains { equal($0, queue[index]) }
     }
 
     /// The first replay output in `queue` (in time order) within the tolerance of `output` that

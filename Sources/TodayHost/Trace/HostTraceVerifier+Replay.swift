@@ -3,12 +3,18 @@
 extension HostTraceVerifier {
     // MARK: Replaying
 
-    /// Applies one input of the trace at the time the binding rules give (docs/TRACES.md): a
-    /// timer due within the tolerance fires before or after it as the trace orders the timer's
-    /// output and the input; then every output line before the input binds, in line order; the
-    /// input applies no earlier than the replay outputs bound to the ids it names.
+    /// Applies one input of the trace at the time the binding rules give (docs/TRACES.md): every
+    /// output line before the input binds, in line order; a timer due within the tolerance fires
+    /// before or after it as the trace orders the timer's output and the input; the input
+    /// applies no earlier than the replay outputs bound to the ids it names.
     mutating func replay(_ traced: TraceInput) throws(TraceProblem) {
-        guard let current = session else { return }
+        guard session != nil else { return }
+        // Every line before the input binds first, in line order (looking ahead where the
+        // replay has not made its output yet): an answer is never applied before the request it
+        // names exists in the replay, and a line whose id is bound is no evidence of a timer
+        // that would mint another.
+        bindPending(before: traced.line)
+        let current = session!
         // What the trace shows before the input that the replay's last input does not explain:
         // the outputs of timers the host fired before this input.
         let unexplained = Self.unexplained(before, by: lastInputOutputs)
@@ -38,9 +44,6 @@ extension HostTraceVerifier {
             }
         }
         if applyAt > current.nowMs { try step(.clock(.advanceTo(applyAt)), line: traced.line) }
-        // Every line before the input binds now, in line order: an answer is never applied
-        // before the request it names exists in the replay.
-        bindPending(before: traced.line)
         var floor = session!.nowMs
         for id in traced.input.requestIds { if let bound = binding[id] { floor = max(floor, bound.atMs) } }
         if floor > session!.nowMs { try step(.clock(.advanceTo(floor)), line: traced.line) }
