@@ -18,6 +18,7 @@ import TodayTraceProperties
         print("TraceVerdictOverHTTPTests: seed \(run.seed) (TODAYSIM_TRACE_SEED=\(run.seed)), \(indices.count) sessions over HTTP")
         let server = try TestServer()
         let client = Client(server: server)
+        var inputsSent = 0
         for index in indices {
             let scenario = run.scenario(index)
             let local = scenario.run()
@@ -31,6 +32,7 @@ import TodayTraceProperties
             for step in scenario.steps {
                 let (path, body) = step.endpoint
                 let reply = try await client.post("/v1/sessions/\(id)/\(path)", body)
+                inputsSent += 1
                 #expect(reply.status == 200 || reply.status == 400 || reply.status == 409, "\(path) \(body.serialized()): \(reply.text)")
             }
             let reply = try await client.get("/v1/sessions/\(id)/timeline?format=trace")
@@ -51,5 +53,6 @@ import TodayTraceProperties
                         "session seed \(scenario.seed), \(name): \(judged.text.prefix(600))")
             }
         }
+        #expect(inputsSent >= 4 * indices.count, "\(inputsSent) inputs over HTTP")
     }
 }
