@@ -16,9 +16,9 @@ import TodayTestSupport
     /// `/upload/NAME` streams into `sinks[NAME]`. The silence limit is an hour: a piece held on
     /// purpose is not a silent client.
     static func server(sinks: [String: HeldSink], pool: SinkPool, deadline: TimeInterval = 600,
-                       clock: ManualTime? = nil) throws -> HTTPServer {
+                       clock: ManualTime? = nil, log: RequestLog = RequestLog(enabled: false)) throws -> HTTPServer {
         try HTTPServer(host: "127.0.0.1", port: 0, threads: 1, connectionTimeout: 3600, requestDeadline: deadline,
-                       log: RequestLog(enabled: false), time: clock ?? SystemTime(), sinks: pool,
+                       log: log, time: clock ?? SystemTime(), sinks: pool,
                        bodyHandling: { request in
                            guard request.path.hasPrefix("/upload/"), let sink = sinks[String(request.path.dropFirst(8))] else { return .whole }
                            return .streamed(sink, routeName: "upload")
@@ -130,7 +130,9 @@ import TodayTestSupport
         let judged = HeldSink(), waiting = HeldSink()
         let pool = SinkPool(threads: 1)
         let clock = ManualTime()
-        let server = try Self.server(sinks: ["a": judged, "b": waiting], pool: pool, clock: clock)
+        let log = LockedLines()
+        let server = try Self.server(sinks: ["a": judged, "b": waiting], pool: pool, clock: clock,
+                                     log: RequestLog(enabled: false) { line in log.append(line) })
         let upload = try await Self.heldUpload("a", on: server, sink: judged)
         let queued = try RawConnection(port: server.port)
         queued.send(Self.head("b", length: Self.body.count, expectContinue: true))
@@ -143,6 +145,7 @@ import TodayTestSupport
         judged.release.signal()  // the piece in hand is finished; nothing after it is judged
         #expect(await eventually { stopped.isSet }, "the stop did not end")
         #expect(judged.abandoned.isSet && pool.counts == (0, 0))
+        #expect(log.all.contains { $0.contains("2 parked requests were not ready") }, "\(log.all)")
         #expect(waiting.takenAtNice.isEmpty)
     }
 }

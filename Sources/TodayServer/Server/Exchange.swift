@@ -9,7 +9,7 @@ final class Exchange: @unchecked Sendable {
     var tooLarge: Bool { discarded > 0 }
     var answered = false
     /// A body read as it arrives (`BodyHandling.streamed`), taken on the `SinkPool`.
-    var stream: StreamedBody?
+    var streamed: StreamedBody?
     /// Its key among the bodies arriving (`RequestsInFlight.arrive`) until it is all in.
     var arriving: Int?
     /// Bytes of the body seen so far (a streamed body's are not kept).

@@ -54,7 +54,7 @@ extension HTTPServer {
             // Resumed: the parked answer is ready (or asks to wait again).
             return answer(makeResponse(), on: connection, method: method, route: route, exchange: exchange)
         }
-        if let stream = exchange.stream {
+        if let stream = exchange.streamed {
             return continueStream(stream, exchange: exchange, on: connection, method: method, upload: upload, uploadSize: uploadSize)
         }
         if uploadSize.pointee > 0 {
@@ -124,8 +124,8 @@ extension HTTPServer {
         let exchange = Unmanaged<Exchange>.fromOpaque(stored).takeUnretainedValue()
         // A streamed body whose request ended before its answer (the client left, a cut).
         if let key = exchange.arriving { requests.arrived(key) }
-        exchange.stream?.abandon()
-        exchange.stream = nil
+        exchange.streamed?.abandon()
+        exchange.streamed = nil
         Unmanaged<Exchange>.fromOpaque(stored).release()
         slot.pointee = nil
         requests.leave()

@@ -16,7 +16,7 @@ import Foundation
 extension HTTPServer {
     /// The first call (the request's head): waits for a place, or takes one.
     func beginStream(_ stream: StreamedBody, exchange: Exchange, on connection: OpaquePointer, method: String) -> MHD_Result {
-        exchange.stream = stream
+        exchange.streamed = stream
         let route = stream.route
         nonisolated(unsafe) let handle = connection
         let startedAt = exchange.startedAt
@@ -83,7 +83,7 @@ extension HTTPServer {
         // The time the sink takes is the server's, not the client's (RequestDeadlines).
         deadlines.working(connection)
         // Sealed: the stop answers this body midway (it is arriving), so the piece is dropped.
-        guard let key = requests.park(connection, refuse: {}) else { return .YES }
+        guard let key = requests.park(connection, refuse: nil) else { return .YES }
         MHD_suspend_connection(connection)
         nonisolated(unsafe) let handle = connection
         stream.handOver(piece) { [requests, deadlines] in

@@ -12,8 +12,9 @@ import TodayStore
 final class RequestsInFlight: @unchecked Sendable {
     private struct Parked {
         let connection: OpaquePointer
-        /// Gives the parked request a `503` answer, unless its own answer came first.
-        let refuse: @Sendable () -> Void
+        /// Gives the parked request a `503` answer, unless its own answer came first (`nil`: a
+        /// streamed body's piece, whose body is answered as one arriving).
+        let refuse: (@Sendable () -> Void)?
     }
 
     private let condition = NSCondition()
@@ -61,7 +62,7 @@ final class RequestsInFlight: @unchecked Sendable {
 
     /// Registers a connection about to be suspended; `nil` once the stop sealed (the request
     /// must be answered now instead).
-    func park(_ connection: OpaquePointer, refuse: @escaping @Sendable () -> Void) -> Int? {
+    func park(_ connection: OpaquePointer, refuse: (@Sendable () -> Void)?) -> Int? {
         condition.lock()
         defer { condition.unlock() }
         guard !sealed else { return nil }
@@ -117,14 +118,15 @@ final class RequestsInFlight: @unchecked Sendable {
         // A body midway first (its piece may be parked too: answered before it is resumed).
         let midway = bodies.filter { refuse in refuse() }.count
         for entry in left {
-            entry.refuse()
+            entry.refuse?()
             MHD_resume_connection(entry.connection)
         }
+        let refused = left.filter { $0.refuse != nil }.count + midway
         guard !left.isEmpty || midway > 0 else { return 0 }
         condition.lock()
         let settled = Date(timeIntervalSinceNow: settle)
         while count > 0, condition.wait(until: settled) {}
         condition.unlock()
-        return left.count + midway
+        return refused
     }
 }
