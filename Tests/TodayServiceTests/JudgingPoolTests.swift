@@ -83,6 +83,33 @@ import TodayTestSupport
         #expect(await eventually { pool.counts == (0, 0) })
     }
 
+    /// Flow control: while a piece is with the judge the connection is parked and nothing more
+    /// is read, so the client's 16 MiB wait in the socket buffers (they fill and it blocks)
+    /// instead of in the server; released, the rest is judged.
+    @Test func whileAPieceIsJudgedNothingMoreIsReadAndTheClientWaits() async throws {
+        let sink = HeldSink(limit: 32 << 20)
+        let pool = SinkPool(threads: 1)
+        let server = try Self.server(sinks: ["a": sink], pool: pool)
+        defer { server.stop(grace: 0) }
+        let rest = [UInt8](repeating: UInt8(ascii: "x"), count: 16 << 20)
+        let connection = try RawConnection(port: server.port)
+        connection.send(Self.head("a", length: 1000 + rest.count))
+        connection.send(Array(Self.body[..<1000]))
+        let entered = await offThePool { sink.entered.wait(timeout: .now() + 300) == .success }
+        #expect(entered, "the sink never got the first piece")
+        let sent = Flag()
+        Thread.detachNewThread {
+            connection.send(rest)
+            sent.set()
+        }
+        #expect(await eventually { !sent.isSet && !connection.canSendNow }, "the server read the body on while a piece was held")
+        #expect(sink.taken == 1000, "more was handed to the sink: \(sink.taken)")
+        sink.release.signal()
+        #expect(await eventually { sent.isSet }, "the client was never let send the rest")
+        let answer = await connection.readAnswer()
+        #expect(answer?.status == 200 && answer?.json["received"] == .int(Int64(1000 + rest.count)), "\(String(describing: answer))")
+    }
+
     /// A connection parked at its head does not see its socket shut down: past its deadline the
     /// upload is answered instead, and leaves the queue.
     @Test func realTimeAnUploadWaitingForAJudgePastItsDeadlineIsAnswered503() async throws {

@@ -107,7 +107,7 @@ import TodayTestSupport
 
     /// A sink that holds its first piece until `release` is called, as a slow judge does.
     final class HeldSink: BodySink, @unchecked Sendable {
-        let limit = 1 << 20
+        let limit: Int
         let entered = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)
         /// Set when the request ended without an answer (`abandon`).
@@ -116,6 +116,17 @@ import TodayTestSupport
         private var bytes = 0
         private var holdsNext = true
         private var niceValues: Set<Int32> = []
+
+        init(limit: Int = 1 << 20) {
+            self.limit = limit
+        }
+
+        /// Bytes taken so far.
+        var taken: Int {
+            lock.lock()
+            defer { lock.unlock() }
+            return bytes
+        }
 
         /// The nice values of the threads its pieces were taken on (on Linux a thread's own).
         var takenAtNice: Set<Int32> {
