@@ -18,8 +18,12 @@ public final class TodayService: Sendable {
     /// Long reads (and forks), off the HTTP workers.
     private let reads = ReadPool(threads: 2)
     private let hostTraces: HostTraceHandlers
+    /// Where host traces are judged (`HTTPServer(sinks:)`): `traceThreads` at once, the rest wait.
+    public let judges: SinkPool
     /// The most bytes a host trace's body may hold (TRACE.md): every other body is at most 1 MiB.
     public static let traceLimit = 256 << 20
+    /// One judge: on two cores the HTTP workers keep the other (issue 33, item 3).
+    public static let defaultTraceThreads = 1
 
     /// `heartbeat`: seconds between the comment lines every event stream gets.
     /// `access`: the tokens required on every endpoint but `/healthz`, `/bridge.js` and CORS
@@ -27,10 +31,14 @@ public final class TodayService: Sendable {
     /// request may ask (the API's 30,000; tests whose client acts while a request waits raise it).
     /// `traceLimit`: the most bytes a host trace's body may hold (256 MiB). `fieldValidation`: how
     /// unknown fields in control-plane bodies are met when a request does not say (`Warn`).
+    /// `traceThreads`: how many host traces are judged at once (`serve --trace-threads`).
     public init(store: SessionStore, scheduler: WallClockScheduler?, log: RequestLog, heartbeat: TimeInterval = 15,
                 expiry: SessionExpiry? = nil, access: Access? = nil, crossOrigin: CrossOrigin = CrossOrigin(origins: []),
-                longestWaitMs: Int = 30_000, traceLimit: Int = TodayService.traceLimit, fieldValidation: FieldValidation = .warn) {
+                longestWaitMs: Int = 30_000, traceLimit: Int = TodayService.traceLimit, fieldValidation: FieldValidation = .warn,
+                traceThreads: Int = TodayService.defaultTraceThreads) {
         self.log = log
+        let judges = SinkPool(threads: traceThreads)
+        self.judges = judges
         let hostTraces = HostTraceHandlers(store: store, access: access, crossOrigin: crossOrigin, limit: traceLimit)
         self.hostTraces = hostTraces
         self.access = access
@@ -81,9 +89,12 @@ public final class TodayService: Sendable {
         router.add("GET", "/metrics") { [store] _, _ throws(APIError) in
             let counts: (active: Int, closed: Int)
             do throws(StoreError) { counts = try store.sessionCounts() } catch { throw APIError(error) }
+            let judging = judges.counts
             let text = store.metrics.render(gauges: [
                 ("todaysim_sessions", "Sessions stored, by status.",
                  [("status=\"active\"", Double(counts.active)), ("status=\"closed\"", Double(counts.closed))]),
+                ("todaysim_trace_judgements", "Host-trace uploads being judged, and waiting for a judge (--trace-threads).",
+                 [("state=\"judging\"", Double(judging.taking)), ("state=\"waiting\"", Double(judging.waiting))]),
             ])
             return HTTPResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")],
                                 body: Array(text.utf8))

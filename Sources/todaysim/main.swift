@@ -12,6 +12,7 @@ enum CommandLineInterface {
         var database = ProcessInfo.processInfo.environment["TODAYSIM_DB"].flatMap { $0.isEmpty ? nil : $0 }
             ?? ".todaysim/sessions.sqlite"
         var threads = 2
+        var traceThreads = TodayService.defaultTraceThreads
         var connectionTimeout = 30
         var minimumUploadRate = HTTPServer.defaultMinimumUploadRate
         var maxConnections = 4000
@@ -70,7 +71,7 @@ enum CommandLineInterface {
                 print(Usage.full)
                 exit(0)
             }
-            guard ["--host", "--port", "--db", "--threads", "--synchronous", "--heartbeat-seconds", "--retention-seconds", "--token", "--token-file", "--connection-timeout-seconds", "--allow-origin", "--max-connections", "--drain-seconds", "--statement-timeout-seconds", "--min-upload-rate", "--field-validation"].contains(flag) else { fail("unknown flag \(flag)", usage: true) }
+            guard ["--host", "--port", "--db", "--threads", "--trace-threads", "--synchronous", "--heartbeat-seconds", "--retention-seconds", "--token", "--token-file", "--connection-timeout-seconds", "--allow-origin", "--max-connections", "--drain-seconds", "--statement-timeout-seconds", "--min-upload-rate", "--field-validation"].contains(flag) else { fail("unknown flag \(flag)", usage: true) }
             guard let value = rest.popFirst() else { fail("\(flag) needs a value", usage: true) }
             switch flag {
             case "--host": options.host = value
@@ -116,6 +117,8 @@ enum CommandLineInterface {
                 options.maxConnections = number(value, Int.init, in: 1...1_000_000, else: "--max-connections must be 1-1000000")
             case "--threads":
                 options.threads = number(value, Int.init, in: 1...64, else: "--threads must be 1-64")
+            case "--trace-threads":
+                options.traceThreads = number(value, Int.init, in: 1...64, else: "--trace-threads must be 1-64")
             default: fail("unknown flag \(flag)", usage: true)
             }
         }
@@ -214,13 +217,13 @@ enum CommandLineInterface {
                                    log: { line in log.note(line) })
         let service = TodayService(store: store, scheduler: scheduler, log: log, heartbeat: options.heartbeat, expiry: expiry,
                                    access: access, crossOrigin: CrossOrigin(origins: options.allowedOrigins),
-                                   fieldValidation: options.fieldValidation)
+                                   fieldValidation: options.fieldValidation, traceThreads: options.traceThreads)
         let server: HTTPServer
         do {
             server = try HTTPServer(host: options.host, port: options.port, threads: options.threads,
                                     connectionTimeout: options.connectionTimeout,
                                     maxConnections: connectionLimit(options.maxConnections, openFiles: openFiles, log: log),
-                                    minimumUploadRate: options.minimumUploadRate, log: log,
+                                    minimumUploadRate: options.minimumUploadRate, log: log, sinks: service.judges,
                                     bodyHandling: service.bodyHandling, respond: service.respond)
         } catch {
             fail("\(error)", usage: false)

@@ -68,4 +68,29 @@ import TodayTestSupport
         #expect(await late.readAnswer()?.status == 503, "a connection made while stopping is not refused 503")
         server.stop()
     }
+
+    /// Issue 33, item 3: SIGTERM while a host trace is being judged. The client sends the trace's
+    /// first lines and holds the rest, so the judgement cannot end within the drain (1 s): the
+    /// upload is answered `503` when the drain ends, midway through its body, and the server
+    /// exits 0.
+    @Test func realTimeAnUploadBeingJudgedAtSIGTERMIsAnswered503WhenTheDrainEndsAndTheServerExits0() async throws {
+        let server = try await ServedBinary(["--db", ":memory:", "--drain-seconds", "1", "--connection-timeout-seconds", "3600"])
+        let lines = #"{"todaysimTrace":1,"recorded":["emit"]}"# + "\n"
+            + #"{"atMs":0,"kind":"input","type":"create","data":{"via":"create","input":{"uid":"u1"}}}"# + "\n"
+        let upload = try RawConnection(port: server.port)
+        upload.send("POST /v1/host-traces HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-ndjson\r\n"
+            + "Content-Length: \(1 << 20)\r\n\r\n" + lines)
+        let judging = #"todaysim_trace_judgements{state="judging"} 1"#
+        #expect(await eventually {
+            guard let metrics = try? await server.answer("GET", "/metrics") else { return false }
+            return String(decoding: metrics.body, as: UTF8.self).contains(judging)
+        }, "the server never reported the judgement in flight")
+
+        server.process.signal(SIGTERM)
+        let answer = try #require(await upload.readAnswer(timeout: 120), "the upload in flight at SIGTERM was not answered")
+        #expect(answer.status == 503 && answer.json["code"] == "shutting_down", "\(answer)")
+        #expect(answer.headers["content-type"] == "application/problem+json" && answer.closes, "\(answer.headers)")
+        #expect(await server.process.ended(within: 120) == 0, "\(server.errors.all)")
+        #expect(server.errors.all.contains("1 parked requests were not ready"), "\(server.errors.all)")
+    }
 }

@@ -47,6 +47,13 @@ final class RawConnection: @unchecked Sendable {
 
     func send(_ text: String) { send(Array(text.utf8)) }
 
+    /// Whether the kernel would take more bytes at once: `false` when the send buffer is full
+    /// (the server reads nothing, and its own buffer is full too).
+    var canSendNow: Bool {
+        var watch = pollfd(fd: socket, events: Int16(POLLOUT), revents: 0)
+        return poll(&watch, 1, 0) > 0
+    }
+
     func send(_ bytes: [UInt8]) {
         var sent = 0
         while sent < bytes.count {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TodayHost
+import TodayServer
 import TodayStore
 import TodayTestSupport
 
@@ -80,18 +81,26 @@ import TodayTestSupport
         let clock = ManualTime()
         let server = try TestServer(longestWaitMs: WaitTests.longWaitMs, clock: clock)
         let connection = try await parkedLongPoll(on: server)
-        let http = try #require(server.server)
+        let stopped = await Self.stopPastAnHoursGrace(try #require(server.server), on: clock)
+        let answer = try #require(await connection.readAnswer(), "the parked long poll got no answer when the grace passed")
+        #expect(answer.status == 503)
+        #expect(answer.json["code"] == "shutting_down", "\(String(decoding: answer.body, as: UTF8.self))")
+        #expect(await eventually { stopped.isSet }, "the stop did not end after its grace")
+    }
+
+    /// Stops `http` with an hour's grace on a thread of its own, and once its drain waits on
+    /// `clock`, moves the clock past the grace; the flag is set when the stop returns.
+    static func stopPastAnHoursGrace(_ http: HTTPServer, on clock: ManualTime,
+                                     sourceLocation: SourceLocation = #_sourceLocation) async -> Flag {
         let waitsBefore = clock.waits
         let stopped = Flag()
         Thread.detachNewThread {
             http.stop(grace: 3600)
             stopped.set()
         }
-        #expect(await eventually { clock.waits > waitsBefore }, "the stop's drain never waited on the clock")
+        #expect(await eventually { clock.waits > waitsBefore }, "the stop's drain never waited on the clock",
+                sourceLocation: sourceLocation)
         clock.move(by: 3_600_000)
-        let answer = try #require(await connection.readAnswer(), "the parked long poll got no answer when the grace passed")
-        #expect(answer.status == 503)
-        #expect(answer.json["code"] == "shutting_down", "\(String(decoding: answer.body, as: UTF8.self))")
-        #expect(await eventually { stopped.isSet }, "the stop did not end after its grace")
+        return stopped
     }
 }

@@ -105,18 +105,40 @@ import TodayTestSupport
 
     // MARK: On a real server
 
-    /// A sink that holds each piece until `release` is called, as a slow judge does.
+    /// A sink that holds its first piece until `release` is called, as a slow judge does.
     final class HeldSink: BodySink, @unchecked Sendable {
-        let limit = 1 << 20
+        let limit: Int
         let entered = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)
+        /// Set when the request ended without an answer (`abandon`).
+        let abandoned = Flag()
         private let lock = NSLock()
         private var bytes = 0
         private var holdsNext = true
+        private var niceValues: Set<Int32> = []
+
+        init(limit: Int = 1 << 20) {
+            self.limit = limit
+        }
+
+        /// Bytes taken so far.
+        var taken: Int {
+            lock.lock()
+            defer { lock.unlock() }
+            return bytes
+        }
+
+        /// The nice values of the threads its pieces were taken on (on Linux a thread's own).
+        var takenAtNice: Set<Int32> {
+            lock.lock()
+            defer { lock.unlock() }
+            return niceValues
+        }
 
         func take(_ piece: UnsafeBufferPointer<UInt8>) {
             lock.lock()
             bytes += piece.count
+            niceValues.insert(getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0))
             let holds = holdsNext
             holdsNext = false
             lock.unlock()
@@ -132,7 +154,7 @@ import TodayTestSupport
             return .json(["received": .int(bytes)])
         }
 
-        func abandon() {}
+        func abandon() { abandoned.set() }
     }
 
     /// A whole-request deadline of `deadline` s; libmicrohttpd's own silence limit an hour, so

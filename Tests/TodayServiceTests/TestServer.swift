@@ -125,7 +125,8 @@ final class TestServer: @unchecked Sendable {
                                    traceLimit: traceLimit, fieldValidation: fieldValidation)
         let server = try HTTPServer(host: "127.0.0.1", port: 0, threads: 2, connectionTimeout: connectionTimeout,
                                     maxConnections: maxConnections, limitNoteInterval: limitNoteInterval, log: log,
-                                    time: clock ?? SystemTime(), bodyHandling: service.bodyHandling, respond: service.respond)
+                                    time: clock ?? SystemTime(), sinks: service.judges, bodyHandling: service.bodyHandling,
+                                    respond: service.respond)
         scheduler.start()
         scheduler.poke()
         expiry.start()

@@ -95,6 +95,13 @@ public struct APIError: Error, Equatable {
         detail: "the server stopped before this answer was ready; the input may have been applied: retry with the same Idempotency-Key",
         headers: [("Retry-After", "1")])
 
+    /// A streamed body (a host trace) that waited for a free judge as long as its request may
+    /// take (`--connection-timeout-seconds`): nothing of it was read.
+    public static let judgesBusy = APIError(
+        code: "judges_busy", status: 503,
+        detail: "every trace judge was busy for as long as a request may wait; nothing was judged: retry later, or serve with more --trace-threads",
+        headers: [("Retry-After", "5")])
+
     public static let internalError = APIError(code: "internal", status: 500,
                                                detail: "an unexpected error; details are in the server log")
 
@@ -107,7 +114,7 @@ public struct APIError: Error, Equatable {
         "payload_too_large": "Payload too large", "invalid_trace": "Invalid trace",
         "unsupported_media_type": "Unsupported media type", "internal": "Internal error",
         "insufficient_storage": "Insufficient storage", "storage_unavailable": "Storage unavailable",
-        "shutting_down": "Shutting down", "too_many_connections": "Too many connections", "malformed_request": "Malformed request",
+        "shutting_down": "Shutting down", "judges_busy": "Judges busy", "too_many_connections": "Too many connections", "malformed_request": "Malformed request",
         "unsupported_transfer_encoding": "Unsupported transfer encoding",
     ]
 

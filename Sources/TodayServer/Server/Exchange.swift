@@ -8,9 +8,10 @@ final class Exchange: @unchecked Sendable {
     var discarded = 0
     var tooLarge: Bool { discarded > 0 }
     var answered = false
-    /// A body read as it arrives (`BodyHandling.streamed`), until it is finished or abandoned.
-    var sink: (any BodySink)?
-    var sinkRoute = "-"
+    /// A body read as it arrives (`BodyHandling.streamed`), taken on the `SinkPool`.
+    var streamed: StreamedBody?
+    /// Its key among the bodies arriving (`RequestsInFlight.arrive`) until it is all in.
+    var arriving: Int?
     /// Bytes of the body seen so far (a streamed body's are not kept).
     var received = 0
     let startedAt = DispatchTime.now()

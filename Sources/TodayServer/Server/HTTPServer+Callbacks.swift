@@ -40,9 +40,8 @@ extension HTTPServer {
                     exchange.answered = true
                     return queue(APIError.bodyTooLarge(limit: sink.limit).response, on: connection, method: method, route: route, exchange: exchange)
                 }
-                exchange.sink = sink
-                exchange.sinkRoute = route
-                return .YES
+                return beginStream(StreamedBody(sink: sink, route: route, pool: sinks), exchange: exchange,
+                                   on: connection, method: method)
             }
             if let length = announced, length > Self.maximumBodyBytes {
                 exchange.answered = true
@@ -55,26 +54,13 @@ extension HTTPServer {
             // Resumed: the parked answer is ready (or asks to wait again).
             return answer(makeResponse(), on: connection, method: method, route: route, exchange: exchange)
         }
+        if let stream = exchange.streamed {
+            return continueStream(stream, exchange: exchange, on: connection, method: method, upload: upload, uploadSize: uploadSize)
+        }
         if uploadSize.pointee > 0 {
             let size = uploadSize.pointee
             uploadSize.pointee = 0
             guard !exchange.answered, let upload else { return .YES }
-            if let sink = exchange.sink {
-                // Streamed: each piece goes to the sink as it comes (its answer waits for the end).
-                // Past its limit the rest is read and dropped, as below, to be answered 413.
-                if exchange.tooLarge || size > sink.limit - exchange.received {
-                    exchange.discarded += size
-                    return exchange.discarded > Self.discardLimit ? .NO : .YES
-                }
-                exchange.received += size
-                // The time the sink takes is the server's, not the client's (RequestDeadlines).
-                deadlines.working(connection)
-                upload.withMemoryRebound(to: UInt8.self, capacity: size) { bytes in
-                    sink.take(UnsafeBufferPointer(start: bytes, count: size))
-                }
-                deadlines.worked(connection, bytes: size)
-                return .YES
-            }
             if exchange.tooLarge || exchange.body.count + size > Self.maximumBodyBytes {
                 // A body without an announced length (chunked) that grows past the limit is
                 // read on and thrown away so its end can be answered `413` cleanly (an answer
@@ -91,16 +77,6 @@ extension HTTPServer {
         }
         guard !exchange.answered else { return .YES }
         exchange.answered = true
-        if let sink = exchange.sink {
-            exchange.sink = nil
-            deadlines.answering(connection)  // the whole body is in; finishing it is the server's time
-            if exchange.tooLarge {
-                sink.abandon()
-                return queue(APIError.bodyTooLarge(limit: sink.limit).response, on: connection, method: method,
-                             route: exchange.sinkRoute, exchange: exchange)
-            }
-            return answer(sink.finish(), on: connection, method: method, route: exchange.sinkRoute, exchange: exchange)
-        }
         if exchange.tooLarge {
             return queue(APIError.payloadTooLarge.response, on: connection, method: method, route: "-", exchange: exchange)
         }
@@ -123,8 +99,8 @@ extension HTTPServer {
 
     /// Sends `response`, or parks the connection until its deferred work is done; resuming
     /// makes libmicrohttpd call `handle` again, which answers with what the work made.
-    private func answer(_ response: HTTPResponse, on connection: OpaquePointer, method: String, route: String,
-                        exchange: Exchange) -> MHD_Result {
+    func answer(_ response: HTTPResponse, on connection: OpaquePointer, method: String, route: String,
+                exchange: Exchange) -> MHD_Result {
         guard let deferred = response.deferred else {
             return queue(response, on: connection, method: method, route: route, exchange: exchange)
         }
@@ -146,16 +122,17 @@ extension HTTPServer {
         if let connection { deadlines.answered(connection) }
         guard let slot, let stored = slot.pointee else { return }
         let exchange = Unmanaged<Exchange>.fromOpaque(stored).takeUnretainedValue()
-        // A streamed body whose request ended before its last byte (the client left, a cut).
-        exchange.sink?.abandon()
-        exchange.sink = nil
+        // A streamed body whose request ended before its answer (the client left, a cut).
+        if let key = exchange.arriving { requests.arrived(key) }
+        exchange.streamed?.abandon()
+        exchange.streamed = nil
         Unmanaged<Exchange>.fromOpaque(stored).release()
         slot.pointee = nil
         requests.leave()
     }
 
-    private func queue(_ response: HTTPResponse, on connection: OpaquePointer, method: String, route: String,
-                       exchange: Exchange) -> MHD_Result {
+    func queue(_ response: HTTPResponse, on connection: OpaquePointer, method: String, route: String,
+               exchange: Exchange) -> MHD_Result {
         deadlines.answering(connection)
         let handle: OpaquePointer?
         if let stream = response.stream, method == "HEAD" {

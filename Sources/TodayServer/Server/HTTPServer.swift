@@ -45,6 +45,8 @@ public final class HTTPServer: @unchecked Sendable {
     /// libmicrohttpd's connection limit for each worker (it divides its limit among them).
     let workerLimit: Int
     let listener = ListenerClosing()
+    /// Where streamed bodies are taken (`serve --trace-threads`); stopped after the daemon.
+    let sinks: SinkPool
 
     /// Binds `host:port` (0 picks a free port) and starts serving with `threads` workers.
     /// `connectionTimeout`: seconds a connection may stay silent, and the deadline for a whole
@@ -56,10 +58,12 @@ public final class HTTPServer: @unchecked Sendable {
     /// must keep to past its first `connectionTimeout` (the time its sink takes is not counted).
     /// `requestDeadline`: the whole-request deadline when it is not `connectionTimeout` (tests
     /// set it apart from libmicrohttpd's silence limit). `time`: the clock the drain's grace runs
-    /// on (tests move it).
+    /// on (tests move it). `sinks`: where streamed bodies are taken (a pool of one thread when
+    /// not given); the server stops it after the daemon.
     public init(host: String, port: Int, threads: Int, connectionTimeout: Int = 30, maxConnections: Int = 4000,
                 limitNoteInterval: TimeInterval = 10, minimumUploadRate: Int = HTTPServer.defaultMinimumUploadRate,
                 requestDeadline: TimeInterval? = nil, log: RequestLog, time: any TimeSource = SystemTime(),
+                sinks: SinkPool? = nil,
                 bodyHandling: @escaping @Sendable (HTTPRequest) -> BodyHandling = { _ in .whole },
                 respond: @escaping @Sendable (HTTPRequest) -> (HTTPResponse, routeName: String)) throws {
         var boundPort: Int32 = 0
@@ -76,6 +80,7 @@ public final class HTTPServer: @unchecked Sendable {
         workerLimit = Self.connectionsHeld(serving: maxConnections) / workers
         self.respond = respond
         self.bodyHandling = bodyHandling
+        self.sinks = sinks ?? SinkPool(threads: 1)
         self.log = log
         requests = RequestsInFlight(time: time)
         deadlines = RequestDeadlines(deadline: requestDeadline ?? TimeInterval(connectionTimeout), minimumRate: minimumUploadRate)
@@ -149,6 +154,7 @@ public final class HTTPServer: @unchecked Sendable {
         let refused = requests.drain(grace: grace, settle: min(max(1, grace), 5))
         if refused > 0 { log.note("stopping: \(refused) parked requests were not ready after \(grace) s and were answered 503") }
         MHD_stop_daemon(daemon)  // closes the listening socket (or the pipe that replaced it) too
+        sinks.stop()  // the bodies the daemon's end abandoned are given up
         listener.finish()
         deadlines.stop()
         self.daemon = nil

@@ -11,7 +11,8 @@ import Foundation
 /// A streamed body (`POST /v1/host-traces`, up to 256 MiB, judged as it arrives) counts only
 /// the time the server waits for the client, not the time it spends on each piece, and every
 /// byte it brings earns `1 / minimumRate` seconds more: a client that sends at least
-/// `minimumRate` bytes a second is never cut, one that trickles is cut as any other.
+/// `minimumRate` bytes a second is never cut, one that trickles is cut as any other. One that
+/// waits parked for a judge (`SinkPool`) waits on its deadline too, and is answered (`whenCut`).
 final class RequestDeadlines: @unchecked Sendable {
     private struct Watch {
         let socket: Int32
@@ -22,6 +23,9 @@ final class RequestDeadlines: @unchecked Sendable {
         var workingSince: UInt64?
         /// Seconds past `deadline` the streamed body's bytes have earned.
         var earned: Double = 0
+        /// Answers a connection past its deadline that libmicrohttpd would not see shut down
+        /// (parked); `false` when it is not parked after all (it is then shut down).
+        var whenCut: (@Sendable () -> Bool)?
     }
 
     let deadline: TimeInterval
@@ -85,7 +89,28 @@ final class RequestDeadlines: @unchecked Sendable {
         watches[connection]?.waitingSince = now
         watches[connection]?.workingSince = nil
         watches[connection]?.earned = 0
+        watches[connection]?.whenCut = nil
         lock.unlock()
+    }
+
+    /// The request may wait parked (a streamed body waiting for a place in the `SinkPool`),
+    /// where a shut-down socket goes unseen: past its deadline `answer` answers it instead,
+    /// called with the deadlines' lock held (it must not call back into them).
+    func whenCut(_ connection: OpaquePointer, answer: @escaping @Sendable () -> Bool) {
+        lock.lock()
+        watches[connection]?.whenCut = answer
+        lock.unlock()
+    }
+
+    /// Answers a request midway through its body, and closes the connection's sending side
+    /// (the stop's grace ended while a streamed body arrived: libmicrohttpd 0.9.75 queues an
+    /// answer only before a body or after it). Under the lock: never on a socket reused.
+    func answerMidway(_ connection: OpaquePointer, with bytes: [UInt8]) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let socket = watches[connection]?.socket else { return }
+        _ = bytes.withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT)) }
+        shutdown(socket, Int32(SHUT_WR))
     }
 
     /// The server starts on a piece of a streamed body: its deadline stands still meanwhile.
@@ -118,11 +143,12 @@ final class RequestDeadlines: @unchecked Sendable {
             guard let since = watch.waitingSince, watch.workingSince == nil else { continue }
             let allowed = UInt64(min((deadline + watch.earned) * 1e9, Double(UInt64.max / 2)))
             guard now > since, now - since > allowed else { continue }
+            watches[connection]?.waitingSince = nil
+            count += 1
+            if let answer = watch.whenCut, answer() { continue }
             // Shutting the socket down (not closing it) makes libmicrohttpd see the end of the
             // connection and clean it up in its own thread.
             shutdown(watch.socket, Int32(SHUT_RDWR))
-            watches[connection]?.waitingSince = nil
-            count += 1
         }
         cutCount += count
         checkCount += 1

@@ -12,14 +12,17 @@ import TodayStore
 final class RequestsInFlight: @unchecked Sendable {
     private struct Parked {
         let connection: OpaquePointer
-        /// Gives the parked request a `503` answer, unless its own answer came first.
-        let refuse: @Sendable () -> Void
+        /// Gives the parked request a `503` answer, unless its own answer came first (`nil`: a
+        /// streamed body's piece, whose body is answered as one arriving).
+        let refuse: (@Sendable () -> Void)?
     }
 
     private let condition = NSCondition()
     // Guarded by `condition`.
     private var count = 0
     private var parked: [Int: Parked] = [:]
+    /// Streamed bodies still arriving, each with what answers it when the grace ends midway.
+    private var arriving: [Int: @Sendable () -> Bool] = [:]
     private var nextKey = 0
     private var stopping = false
     /// Set when the grace ran out: nothing may park any more.
@@ -59,7 +62,7 @@ final class RequestsInFlight: @unchecked Sendable {
 
     /// Registers a connection about to be suspended; `nil` once the stop sealed (the request
     /// must be answered now instead).
-    func park(_ connection: OpaquePointer, refuse: @escaping @Sendable () -> Void) -> Int? {
+    func park(_ connection: OpaquePointer, refuse: (@Sendable () -> Void)?) -> Int? {
         condition.lock()
         defer { condition.unlock() }
         guard !sealed else { return nil }
@@ -69,12 +72,33 @@ final class RequestsInFlight: @unchecked Sendable {
     }
 
     /// The parked request's answer is ready: resumes its connection, unless the stop already
-    /// did (then the connection may be gone and must not be touched).
-    func resume(_ key: Int) {
+    /// did (then the connection may be gone and must not be touched). `first` runs before, only
+    /// when the connection is still parked.
+    func resume(_ key: Int, first: () -> Void = {}) {
         condition.lock()
         let entry = parked.removeValue(forKey: key)
         condition.unlock()
-        if let entry { MHD_resume_connection(entry.connection) }
+        guard let entry else { return }
+        first()
+        MHD_resume_connection(entry.connection)
+    }
+
+    /// A streamed body begins to arrive; `refuse` answers it if the grace ends before it is all
+    /// in (`false`: it was not arriving then). `nil` once the stop sealed.
+    func arrive(refuse: @escaping @Sendable () -> Bool) -> Int? {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !sealed else { return nil }
+        nextKey += 1
+        arriving[nextKey] = refuse
+        return nextKey
+    }
+
+    /// The streamed body is all in, or its request ended.
+    func arrived(_ key: Int) {
+        condition.lock()
+        arriving[key] = nil
+        condition.unlock()
     }
 
     /// Waits up to `grace` (on `time`) for every request in flight to be answered; then answers
@@ -87,17 +111,22 @@ final class RequestsInFlight: @unchecked Sendable {
         while count > 0, time.wait(condition, until: deadline) {}
         sealed = true
         let left = Array(parked.values)
+        let bodies = Array(arriving.values)
         parked = [:]
+        arriving = [:]
         condition.unlock()
+        // A body midway first (its piece may be parked too: answered before it is resumed).
+        let midway = bodies.filter { refuse in refuse() }.count
         for entry in left {
-            entry.refuse()
+            entry.refuse?()
             MHD_resume_connection(entry.connection)
         }
-        guard !left.isEmpty else { return 0 }
+        let refused = left.filter { $0.refuse != nil }.count + midway
+        guard !left.isEmpty || midway > 0 else { return 0 }
         condition.lock()
         let settled = Date(timeIntervalSinceNow: settle)
         while count > 0, condition.wait(until: settled) {}
         condition.unlock()
-        return left.count
+        return refused
     }
 }

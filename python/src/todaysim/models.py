@@ -26,7 +26,7 @@ Problem = TypedDict('Problem', {
     'title': str,
     'status': int,
     'detail': str,
-    'code': Literal['invalid_json', 'invalid_field', 'unknown_input', 'unauthorized', 'session_not_found', 'not_found', 'method_not_allowed', 'session_exists', 'session_closed', 'precondition_failed', 'idempotency_conflict', 'clock_not_virtual', 'payload_too_large', 'invalid_trace', 'unsupported_media_type', 'insufficient_storage', 'storage_unavailable', 'internal', 'shutting_down', 'malformed_request', 'unsupported_transfer_encoding', 'too_many_connections'],
+    'code': Literal['invalid_json', 'invalid_field', 'unknown_input', 'unauthorized', 'session_not_found', 'not_found', 'method_not_allowed', 'session_exists', 'session_closed', 'precondition_failed', 'idempotency_conflict', 'clock_not_virtual', 'payload_too_large', 'invalid_trace', 'unsupported_media_type', 'insufficient_storage', 'storage_unavailable', 'internal', 'shutting_down', 'malformed_request', 'unsupported_transfer_encoding', 'too_many_connections', 'judges_busy'],
     'field': NotRequired[str],
 })
 Problem.__doc__ = 'An RFC 9457 problem document with a stable `code`.'
