@@ -1,28 +1,9 @@
 import Foundation
 @testable import TodayHost
+import TodayTraceProperties
 
-/// SplitMix64 (Steele, Lea and Flood, 2014): a tiny PRNG that yields the same sequence for a
-/// seed on every platform, so a failing seed replays exactly.
-struct SplitMix64 {
-    private(set) var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// Uniform in `0..<bound`.
-    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
-
-    mutating func chance(_ percent: Int) -> Bool { below(100) < percent }
-
-    mutating func pick<Element>(_ elements: [Element]) -> Element { elements[below(elements.count)] }
-}
+/// SplitMix64, the generator the trace properties draw with too: a failing seed replays exactly.
+typealias SplitMix64 = SeededRandom
 
 /// One randomized step: an input, and whether the twin runner is round-tripped through
 /// `JSONEncoder`/`JSONDecoder` just before it.
@@ -55,13 +36,7 @@ struct InputGenerator {
         if rng.chance(10) { config.capabilities = [] }
         if rng.chance(30) { config.loadingGate = .render }
         if rng.chance(50) {
-            let choices: [Millis] = [1, 500, 1000, 3000, 5000, 10000, 12000]
-            config.timing.pullWatchdogMs = rng.pick(choices)
-            config.timing.headerWatchdogMs = rng.pick(choices)
-            config.timing.softRefreshDeadlineMs = rng.pick(choices)
-            config.timing.headerSettleMs = rng.pick(choices)
-            config.timing.foregroundThresholdMs = rng.pick(choices)
-            config.timing.manualRefreshWindowMs = rng.pick(choices)
+            config.drawTimings(from: [1, 500, 1000, 3000, 5000, 10000, 12000], &rng)
         }
         return config
     }

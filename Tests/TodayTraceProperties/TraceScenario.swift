@@ -100,13 +100,7 @@ struct Drawing {
         if rng.chance(25) { config.loadingGate = .render }
         if rng.chance(15) {
             // Tight timings that tie with each other and with the clock moves.
-            let choices: [Millis] = [100, 500, 1000, 5000]
-            config.timing.pullWatchdogMs = rng.pick(choices)
-            config.timing.headerWatchdogMs = rng.pick(choices)
-            config.timing.softRefreshDeadlineMs = rng.pick(choices)
-            config.timing.headerSettleMs = rng.pick(choices)
-            config.timing.foregroundThresholdMs = rng.pick(choices)
-            config.timing.manualRefreshWindowMs = rng.pick(choices)
+            config.drawTimings(from: [100, 500, 1000, 5000], &rng)
         }
         return config
     }
@@ -235,5 +229,17 @@ extension Input {
         case "clock": return ("clock", json)
         default: return ("lifecycle", json)
         }
+    }
+}
+
+extension SessionConfig {
+    /// Every timing drawn from `choices`, always in the same order (the same draws for a seed).
+    public mutating func drawTimings(from choices: [Millis], _ rng: inout SeededRandom) {
+        timing.pullWatchdogMs = rng.pick(choices)
+        timing.headerWatchdogMs = rng.pick(choices)
+        timing.softRefreshDeadlineMs = rng.pick(choices)
+        timing.headerSettleMs = rng.pick(choices)
+        timing.foregroundThresholdMs = rng.pick(choices)
+        timing.manualRefreshWindowMs = rng.pick(choices)
     }
 }
