@@ -24,6 +24,8 @@ public final class TodayService: Sendable {
     public static let traceLimit = 256 << 20
     /// One judge: on two cores the HTTP workers keep the other (issue 33, item 3).
     public static let defaultTraceThreads = 1
+    /// Seconds a host trace may wait for a judge beyond the request deadline (`serve --trace-queue-seconds`).
+    public static let defaultTraceQueueSeconds: TimeInterval = 300
 
     /// `heartbeat`: seconds between the comment lines every event stream gets.
     /// `access`: the tokens required on every endpoint but `/healthz`, `/bridge.js` and CORS
@@ -31,13 +33,15 @@ public final class TodayService: Sendable {
     /// request may ask (the API's 30,000; tests whose client acts while a request waits raise it).
     /// `traceLimit`: the most bytes a host trace's body may hold (256 MiB). `fieldValidation`: how
     /// unknown fields in control-plane bodies are met when a request does not say (`Warn`).
-    /// `traceThreads`: how many host traces are judged at once (`serve --trace-threads`).
+    /// `traceThreads`: how many host traces are judged at once (`serve --trace-threads`);
+    /// `traceQueueSeconds`: how much longer than a request may take one waits for a judge.
     public init(store: SessionStore, scheduler: WallClockScheduler?, log: RequestLog, heartbeat: TimeInterval = 15,
                 expiry: SessionExpiry? = nil, access: Access? = nil, crossOrigin: CrossOrigin = CrossOrigin(origins: []),
                 longestWaitMs: Int = 30_000, traceLimit: Int = TodayService.traceLimit, fieldValidation: FieldValidation = .warn,
-                traceThreads: Int = TodayService.defaultTraceThreads) {
+                traceThreads: Int = TodayService.defaultTraceThreads,
+                traceQueueSeconds: TimeInterval = TodayService.defaultTraceQueueSeconds) {
         self.log = log
-        let judges = SinkPool(threads: traceThreads)
+        let judges = SinkPool(threads: traceThreads, waitAllowance: traceQueueSeconds)
         self.judges = judges
         let hostTraces = HostTraceHandlers(store: store, access: access, crossOrigin: crossOrigin, limit: traceLimit)
         self.hostTraces = hostTraces

@@ -10,8 +10,9 @@ enum Usage {
                               [--min-upload-rate 65536]  (bytes a second a streamed trace body
                               must keep to past that; the time spent judging it is not counted)
                               [--trace-threads 1]  (host traces judged at once, each on a thread
-                              of its own at a lower priority; more wait their turn, up to the
-                              time a request may take, then 503)
+                              of its own at a lower priority; more wait their turn)
+                              [--trace-queue-seconds 300]  (how much longer than a request may
+                              take a trace waits for a judge, then 503)
                               [--max-connections 4000]  (open connections served at once; a
                               request on one past it is answered 503 and closed)
                               [--drain-seconds 5]  (at SIGINT/SIGTERM, how long requests in

@@ -13,6 +13,7 @@ enum CommandLineInterface {
             ?? ".todaysim/sessions.sqlite"
         var threads = 2
         var traceThreads = TodayService.defaultTraceThreads
+        var traceQueueSeconds = TodayService.defaultTraceQueueSeconds
         var connectionTimeout = 30
         var minimumUploadRate = HTTPServer.defaultMinimumUploadRate
         var maxConnections = 4000
@@ -71,7 +72,7 @@ enum CommandLineInterface {
                 print(Usage.full)
                 exit(0)
             }
-            guard ["--host", "--port", "--db", "--threads", "--trace-threads", "--synchronous", "--heartbeat-seconds", "--retention-seconds", "--token", "--token-file", "--connection-timeout-seconds", "--allow-origin", "--max-connections", "--drain-seconds", "--statement-timeout-seconds", "--min-upload-rate", "--field-validation"].contains(flag) else { fail("unknown flag \(flag)", usage: true) }
+            guard ["--host", "--port", "--db", "--threads", "--trace-threads", "--trace-queue-seconds", "--synchronous", "--heartbeat-seconds", "--retention-seconds", "--token", "--token-file", "--connection-timeout-seconds", "--allow-origin", "--max-connections", "--drain-seconds", "--statement-timeout-seconds", "--min-upload-rate", "--field-validation"].contains(flag) else { fail("unknown flag \(flag)", usage: true) }
             guard let value = rest.popFirst() else { fail("\(flag) needs a value", usage: true) }
             switch flag {
             case "--host": options.host = value
@@ -119,6 +120,9 @@ enum CommandLineInterface {
                 options.threads = number(value, Int.init, in: 1...64, else: "--threads must be 1-64")
             case "--trace-threads":
                 options.traceThreads = number(value, Int.init, in: 1...64, else: "--trace-threads must be 1-64")
+            case "--trace-queue-seconds":
+                options.traceQueueSeconds = number(value, Double.init, in: 0...86_400,
+                                                   else: "--trace-queue-seconds must be a number from 0 to 86400")
             default: fail("unknown flag \(flag)", usage: true)
             }
         }
@@ -217,7 +221,8 @@ enum CommandLineInterface {
                                    log: { line in log.note(line) })
         let service = TodayService(store: store, scheduler: scheduler, log: log, heartbeat: options.heartbeat, expiry: expiry,
                                    access: access, crossOrigin: CrossOrigin(origins: options.allowedOrigins),
-                                   fieldValidation: options.fieldValidation, traceThreads: options.traceThreads)
+                                   fieldValidation: options.fieldValidation, traceThreads: options.traceThreads,
+                                   traceQueueSeconds: options.traceQueueSeconds)
         let server: HTTPServer
         do {
             server = try HTTPServer(host: options.host, port: options.port, threads: options.threads,

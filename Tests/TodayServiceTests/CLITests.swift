@@ -176,7 +176,7 @@ import TodayTestSupport
         let valued: [(String, String)] = [
             ("--host", "127.0.0.1"), ("--port", "0"), ("--db", path), ("--synchronous", "full"), ("--retention-seconds", "60"),
             ("--heartbeat-seconds", "5"), ("--threads", "2"), ("--connection-timeout-seconds", "30"), ("--min-upload-rate", "1000"),
-            ("--max-connections", "100"), ("--drain-seconds", "1"), ("--statement-timeout-seconds", "5"), ("--trace-threads", "2"),
+            ("--max-connections", "100"), ("--drain-seconds", "1"), ("--statement-timeout-seconds", "5"), ("--trace-threads", "2"), ("--trace-queue-seconds", "60"),
             ("--field-validation", "strict"), ("--token", "a-token"), ("--allow-origin", "http://localhost:3000"),
         ]
         // `--token-file` goes instead of `--token`, `--no-auth` instead of both, `--quiet` hides the marker.

@@ -65,6 +65,20 @@ import TodayTestSupport
         #expect(socket.wasShutDown)
     }
 
+    /// A body waiting its turn for a judge (`serve --trace-queue-seconds`): the wait is the
+    /// server's, so the pool's allowance is added to its deadline.
+    @Test func aBodyWaitingForAJudgeHasThePoolsAllowanceBeyondItsDeadline() {
+        let deadlines = RequestDeadlines(deadline: 30, minimumRate: 65536)
+        let socket = WatchedSocket()
+        deadlines.opened(socket.key, socket: socket.watched, at: 0)
+        deadlines.allow(socket.key, seconds: 300)
+        #expect(deadlines.check(at: 31 * Self.second) == 0, "past the request deadline, within the allowance")
+        #expect(deadlines.check(at: 330 * Self.second) == 0)
+        #expect(!socket.wasShutDown)
+        #expect(deadlines.check(at: 330 * Self.second + 1) == 1)
+        #expect(socket.wasShutDown)
+    }
+
     @Test func aTricklerEarnsAlmostNothing() {
         let deadlines = RequestDeadlines(deadline: 30, minimumRate: 65536)
         let socket = WatchedSocket()

@@ -47,7 +47,11 @@ extension HTTPServer {
             return key
         }, resume: { [requests] key in requests.resume(key) })
         switch entry {
-        case .taking, .waiting:
+        case .taking:
+            return .YES
+        case .waiting:
+            // Waiting its turn is the server's time: the pool's allowance is added to the deadline.
+            deadlines.allow(connection, seconds: sinks.waitAllowance)
             return .YES
         case .sealed:
             exchange.answered = true

@@ -12,7 +12,8 @@ import Foundation
 /// the time the server waits for the client, not the time it spends on each piece, and every
 /// byte it brings earns `1 / minimumRate` seconds more: a client that sends at least
 /// `minimumRate` bytes a second is never cut, one that trickles is cut as any other. One that
-/// waits parked for a judge (`SinkPool`) waits on its deadline too, and is answered (`whenCut`).
+/// waits parked for a judge (`SinkPool`) waits on its deadline too, lengthened by the pool's
+/// `waitAllowance`, and is answered (`whenCut`).
 final class RequestDeadlines: @unchecked Sendable {
     private struct Watch {
         let socket: Int32
@@ -117,6 +118,14 @@ final class RequestDeadlines: @unchecked Sendable {
     func working(_ connection: OpaquePointer, at now: UInt64 = RequestDeadlines.now) {
         lock.lock()
         if watches[connection]?.waitingSince != nil { watches[connection]?.workingSince = now }
+        lock.unlock()
+    }
+
+    /// The connection may wait `seconds` more before it is cut (a body waiting for a judge:
+    /// the wait is the server's).
+    func allow(_ connection: OpaquePointer, seconds: TimeInterval) {
+        lock.lock()
+        if watches[connection]?.waitingSince != nil { watches[connection]?.earned += max(0, seconds) }
         lock.unlock()
     }
 

@@ -15,8 +15,13 @@ public final class SinkPool: @unchecked Sendable {
     private var queue: [(ticket: Int, turn: @Sendable () -> Void)] = []
     private var lastTicket = 0
 
-    public init(threads: Int, name: String = "trace-judge") {
+    /// Seconds a body waiting for a place may wait beyond its request deadline
+    /// (`serve --trace-queue-seconds`): the wait is the server's, not the client's.
+    public let waitAllowance: TimeInterval
+
+    public init(threads: Int, waitAllowance: TimeInterval = 0, name: String = "trace-judge") {
         places = max(1, threads)
+        self.waitAllowance = max(0, waitAllowance)
         self.threads = ReadPool(threads: places, name: name)
     }
 
