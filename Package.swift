@@ -47,7 +47,7 @@ let package = Package(
         .executableTarget(name: "todaysim", dependencies: ["TodayServer", "TodayStore", "TodayHost"]),
         // The storage ceiling Scripts/bench compares the service against.
         .executableTarget(name: "todaysim-bench", dependencies: ["TodayStore", "TodayHost"]),
-        .testTarget(name: "TodayHostTests", dependencies: ["TodayHost", "TodayTraceProperties"]),
+        .testTarget(name: "TodayHostTests", dependencies: ["TodayHost", "TodayTraceProperties", "TodayTestSupport"]),
         // Random sessions and the traces made of them (golden, as a real host records them,
         // single-edit mutants): the verifier checked against the engine (issue 33).
         .target(name: "TodayTraceProperties", dependencies: ["TodayHost"], path: "Tests/TodayTraceProperties"),

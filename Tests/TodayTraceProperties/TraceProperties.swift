@@ -24,6 +24,10 @@ public enum MutantOutcome: String, Sendable, CaseIterable {
     /// trace never minted, the same on both sides, which the replay does not know, so what the
     /// answer does may diverge first. The edit is still found.
     case idNamedByLaterInput
+    /// A moved output lands within the tolerance of another output of the same kind and type,
+    /// which pairs in its place as equal content (and so on down the chain): the trace says
+    /// the same within the tolerance, and conforms.
+    case absorbedByEqualNeighbour
 }
 
 /// The properties of issue 33, item 2, over one random scenario: the session's own trace
@@ -167,6 +171,9 @@ public struct Mutant: Sendable {
     public var expectedRule: Rule
     /// Other outputs of the same kind and type within the tolerance (the fallback's neighbours).
     public var neighbours: [JSON]
+    /// For a moved output: other outputs of the same kind and type within the tolerance of
+    /// where it landed.
+    public var landingNeighbours: [JSON] = []
     /// The edited line's rule before the edit.
     public var originalRule: Rule
     /// Whether an input after the edited line names the id it names.
@@ -223,6 +230,7 @@ public struct Mutant: Sendable {
             expectedRule = Rule(rawValue: original["rule"]?.stringValue ?? "") ?? .h4
             trace = TraceText(header: header, entries: entries)
             neighbours = Self.neighbours(of: line, in: golden.entries, except: index)
+            landingNeighbours = Self.neighbours(of: line.setting("atMs", .int(at)), in: golden.entries, except: index)
             return
         }
         trace = TraceText(header: golden.header, entries: entries)
@@ -244,7 +252,10 @@ public struct Mutant: Sendable {
         case let .failure(problem): return .failure(failure("a bad trace: \(problem.problemDetail)"))
         case let .success(value): verdict = value
         }
-        guard let first = verdict.divergences.first else { return .failure(failure("conforms")) }
+        guard let first = verdict.divergences.first else {
+            if edit == .moved, !landingNeighbours.isEmpty { return .success(.absorbedByEqualNeighbour) }
+            return .failure(failure("conforms"))
+        }
         let aboutTheLine: Bool
         switch edit {
         case .removed: aboutTheLine = first.problem == .missing && first.kind.rawValue == line.kind && first.type == line["type"]?.stringValue
