@@ -16,7 +16,7 @@ import TodayTraceProperties
 /// sets how many sessions (2,000 by default; the sanitizer runs set fewer);
 /// `TODAYSIM_TRACE_DUMP=DIR` writes each shrunk failing trace there, for `todaysim verify-host`.
 @Suite struct TraceVerdictPropertyTests {
-    static let run = TracePropertyRun(environment: ProcessInfo.processInfo.environment)
+    static let run = TracePropertyRun.shared
     static let shards = 2
 
     /// Each shard runs on a thread of its own at a lower priority (nice +10), never on Swift's

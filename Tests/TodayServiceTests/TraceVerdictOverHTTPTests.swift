@@ -10,7 +10,7 @@ import TodayTraceProperties
 /// offline and through `POST /v1/host-traces`, and so does the same trace as a real host records
 /// it.
 @Suite struct TraceVerdictOverHTTPTests {
-    static let run = TracePropertyRun(environment: ProcessInfo.processInfo.environment)
+    static let run = TracePropertyRun.shared
 
     @Test func oneInTwentyRandomSessionsConformOverHTTP() async throws {
         let run = Self.run

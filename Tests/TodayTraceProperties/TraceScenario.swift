@@ -1,3 +1,4 @@
+import Foundation
 import TodayHost
 
 /// SplitMix64 (Steele, Lea and Flood, 2014): the same sequence for a seed on every platform, so
@@ -214,6 +215,10 @@ public struct TracePropertyRun: Sendable {
         dumpFolder = environment["TODAYSIM_TRACE_DUMP"]
         shrinks = environment["TODAYSIM_TRACE_SHRINK"] != "0"
     }
+
+    /// This process's run: the property test and its over-HTTP part draw the same sessions
+    /// (one seed, printed by both).
+    public static let shared = TracePropertyRun(environment: ProcessInfo.processInfo.environment)
 
     /// The scenario of session `index` of the run.
     public func scenario(_ index: Int) -> TraceScenario { TraceScenario.draw(seed: seed &+ UInt64(index)) }
