@@ -66,9 +66,25 @@
 
   // H2: the injected object exists before the page's scripts read it, so it is read
   // synchronously, once, while the page is still parsing.
+  // A page on another origin is refused unless the server grants that origin (--allow-origin):
+  // the browser then fails the call with no status, and the page's console says what to do.
+  var crossOrigin = new URL(base).origin !== location.origin;
+  function refused() {
+    var sentence = "todaysim at " + base + " does not allow pages of " + location.origin + " to call it (cross-origin), " +
+      "so every bridge call of the page would be refused: start it with --allow-origin " + location.origin +
+      " (Scripts/run --allow-origin " + location.origin + ")";
+    console.error(sentence);
+    return new Error(sentence);
+  }
   var request = new XMLHttpRequest();
   request.open("GET", url(""), false);
-  request.send();
+  try {
+    request.send();
+  } catch (error) {
+    if (crossOrigin) throw refused();
+    throw error;
+  }
+  if (request.status === 0 && crossOrigin) throw refused();
   if (request.status !== 200) {
     throw new Error("todaysim bridge: GET " + sessionUrl + " answered " + request.status + ": " + request.responseText);
   }

@@ -1,14 +1,19 @@
 """docs/EXPLORE.md's Python examples run as written (the page's address swapped for the fixture
 page this run serves): the three-line pytest example passes in a suite of its own, and the
-explore() example finds the planted bug it names."""
+explore() example finds the planted bug it names, and the section on a running server runs as
+written (on free ports), its refusal printed as shown."""
 import os
 import re
+import socket
 import subprocess
 import sys
+import time
+import urllib.request
 
 pytest_plugins = ["pytester"]
 
-DOC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "EXPLORE.md")
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+DOC = os.path.join(ROOT, "docs", "EXPLORE.md")
 EXAMPLE_PAGE = "http://127.0.0.1:5173/index.html"
 
 
@@ -53,3 +58,68 @@ def test_todaysim_explore_exits_1_with_the_scenario_and_0_when_clean(today_page,
     clean = subprocess.run(command + [today_page, "--examples", "3", "--seed", "1"], capture_output=True, text=True, timeout=900)
     assert clean.returncode == 0, clean.stdout[-2000:] + clean.stderr[-2000:]
     assert "no breach of the contract found" in clean.stdout
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def wait_for(url: str, process: subprocess.Popen, seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            with urllib.request.urlopen(url, timeout=5):
+                return
+        except OSError:
+            assert process.poll() is None, f"{url}: its process exited {process.returncode}"
+            assert time.monotonic() < deadline, f"{url} never answered"
+            time.sleep(0.05)
+
+
+def test_against_a_running_server_as_written(tmp_path):
+    """The section "Against a running server": its three lines as written, on free ports
+    (`Scripts/run` is `todaysim serve` with the arguments it is given: the binary under test is
+    started in its place, as it would be after its build), then the same explorer command against
+    a server without `--allow-origin`, which must print the refusal the section shows."""
+    text = open(DOC, encoding="utf-8").read()
+    section = text.split("## Against a running server", 1)[1]
+    commands = [line.split("  #")[0].strip() for line in re.search(r"```sh\n(.*?)```", section, re.S).group(1).splitlines()]
+    shown = re.search(r"```\n(todaysim-explore: could not explore .*?)\n```", section, re.S).group(1)
+    assert commands[0].startswith("Scripts/run --allow-origin http://127.0.0.1:5173") and len(commands) == 3
+    server_port, page_port = free_port(), free_port()
+
+    def ported(line: str) -> str:
+        return line.replace("127.0.0.1:8080", f"127.0.0.1:{server_port}").replace("5173", str(page_port))
+
+    binary = os.environ["TODAYSIM_BIN"]
+    # A reader who ran `pip install ./python` has `todaysim-explore` on PATH: this venv's.
+    reader = dict(os.environ, PATH=os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"])
+    serve = ported(commands[0]).replace("Scripts/run", f"{binary} serve --port {server_port} --db {tmp_path / 'db.sqlite'}", 1)
+    started = []
+    try:
+        for line in (serve, ported(commands[1])):
+            started.append(subprocess.Popen(["bash", "-c", "exec " + line], cwd=ROOT, stdout=subprocess.DEVNULL,
+                                            stderr=subprocess.DEVNULL))
+        wait_for(f"http://127.0.0.1:{server_port}/healthz", started[0])
+        wait_for(f"http://127.0.0.1:{page_port}/index.html", started[1])
+        explored = subprocess.run(["bash", "-c", ported(commands[2])], cwd=ROOT, env=reader, capture_output=True, text=True,
+                                  timeout=900)
+        assert explored.returncode == 0, explored.stdout[-2000:] + explored.stderr[-2000:]
+        assert explored.stdout.startswith("20 examples") and "no breach of the contract found" in explored.stdout, explored.stdout
+
+        # The same server without the flag: the refusal, exactly as shown.
+        started[0].terminate()
+        started[0].wait(60)
+        started[0] = subprocess.Popen([binary, "serve", "--port", str(server_port), "--db", str(tmp_path / "db.sqlite")],
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        wait_for(f"http://127.0.0.1:{server_port}/healthz", started[0])
+        refused = subprocess.run(["bash", "-c", ported(commands[2])], cwd=ROOT, env=reader, capture_output=True, text=True,
+                                 timeout=900)
+        assert refused.returncode == 2
+        assert refused.stderr.strip() == ported(shown), refused.stderr
+    finally:
+        for process in started:
+            process.terminate()
+            process.wait(60)

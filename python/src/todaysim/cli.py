@@ -22,8 +22,20 @@ from typing import Optional
 
 from .client import Client, TodaysimError
 from .explore import Found, explore
-from .page import SettleTimeout
+from .page import SettleTimeout, check_origin
 from .server import Server
+
+
+EPILOG = """environment:
+  TODAYSIM_URL      a running todaysim to use (e.g. http://127.0.0.1:8080; it must be started with
+                    --allow-origin <the page's origin>, e.g. Scripts/run --allow-origin http://127.0.0.1:5173)
+  TODAYSIM_TOKEN    its token, when it was started with --token
+  TODAYSIM_BIN      else: the todaysim binary to start (default: todaysim on PATH), on a free port
+                    with its sessions in memory and any page origin allowed
+  TODAYSIM_BROWSER  the Chromium to drive (default: Playwright's own when installed, else chromium
+                    on PATH; apt-get install chromium)
+
+exit status: 0 no breach found, 1 a breach (the minimal scenario printed), 2 could not explore"""
 
 
 def junit(found: Found, seconds: float) -> bytes:
@@ -41,7 +53,8 @@ def junit(found: Found, seconds: float) -> bytes:
 
 
 def main(argv: Optional[list] = None) -> int:
-    parser = argparse.ArgumentParser(prog="todaysim-explore", description="Find Today Page contract breaches nobody scripted.")
+    parser = argparse.ArgumentParser(prog="todaysim-explore", description="Find Today Page contract breaches nobody scripted.",
+                                     epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("url", help="the page under test")
     parser.add_argument("--examples", type=int, default=100, help="examples to try (default 100)")
     parser.add_argument("--seed", type=int, default=None, help="a seed, for the same examples every run")
@@ -62,6 +75,7 @@ def main(argv: Optional[list] = None) -> int:
             server = Server().start()
             client = server.client()
         client.health()
+        check_origin(client, options.url)  # before a browser starts: a refused origin is named at once
         from playwright.sync_api import sync_playwright
 
         from .plugin import browser_executable
@@ -81,7 +95,7 @@ def main(argv: Optional[list] = None) -> int:
         if server is not None:
             server.stop()
     print(found.describe())
-    print(f"({found.examples} examples in {seconds:.1f} s)")
+    print(f"({found.tally}; {seconds:.1f} s)")
     if options.junit:
         with open(options.junit, "wb") as file:
             file.write(junit(found, seconds))

@@ -125,6 +125,14 @@ class Client:
     def _session(session_id: str) -> str:
         return f"/v1/sessions/{_quote(session_id)}"
 
+    def preflight(self, path: str, origin: str, method: str) -> Optional[str]:
+        """A CORS preflight (`OPTIONS path` with `Origin` and `Access-Control-Request-Method`), as
+        a browser sends before a page's call: the `Access-Control-Allow-Origin` granted, or None
+        (the server was not started with `--allow-origin` naming `origin`)."""
+        response = self._send("OPTIONS", path, headers={"Origin": origin, "Access-Control-Request-Method": method},
+                              expect=(200, 204))
+        return response.headers.get("Access-Control-Allow-Origin")
+
     # -- the service ---------------------------------------------------------------------------
     @operation("health", "GET", "/healthz")
     def health(self) -> m.Health:

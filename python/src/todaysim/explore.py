@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import sys
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Optional
 
@@ -31,7 +32,7 @@ from hypothesis import HealthCheck, settings as Settings
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule, run_state_machine_as_test
 
 from .client import Client
-from .page import BridgedPage, SettleTimeout
+from .page import BridgedPage, OriginRefused, SettleTimeout, check_origin
 
 #: The rules' thresholds: the header's 1 s settle, the 5 s soft deadline and foreground
 #: threshold, the 10 s manual-refresh window, the 12 s watchdogs.
@@ -68,9 +69,16 @@ class HostExplorer(RuleBasedStateMachine):
     #: The last example run (Hypothesis runs the minimal failing one last) and every example's count.
     last: ClassVar[Optional["HostExplorer"]] = None
     examples: ClassVar[int] = 0
+    #: Examples that ran to their end or to a breach, and the ones Hypothesis gave up mid-way
+    #: (a draw it rejected: an overrun, or rules filtered away), which `max_examples` does not count.
+    ran: ClassVar[int] = 0
+    discarded: ClassVar[int] = 0
+    discarded_why: ClassVar[dict] = {}
     #: The example in which a breach was first seen (the shrinking runs the ones after it).
     found_after: ClassVar[Optional[int]] = None
-    kept: ClassVar[list] = []
+    #: Sessions the run made and has not purged yet (a breach's, kept for its export, and any
+    #: an error left): all purged when `explore` returns or raises.
+    made: ClassVar[list] = []
 
     def __init__(self):
         super().__init__()
@@ -83,8 +91,13 @@ class HostExplorer(RuleBasedStateMachine):
         self.context = cls.browser.new_context()
         view = cls.client.create_session("explorer", **cls.session_fields)
         self.session_id = view["id"]
-        self.page = BridgedPage(cls.client, self.session_id, self.context.new_page(), cls.page_url,
-                                settle_timeout=cls.settle_timeout).open()
+        cls.made.append(self.session_id)  # purged when the run ends, however it ends
+        try:
+            self.page = BridgedPage(cls.client, self.session_id, self.context.new_page(), cls.page_url,
+                                    settle_timeout=cls.settle_timeout).open()
+        except BaseException:
+            self.context.close()
+            raise
 
     # -- recording -----------------------------------------------------------------------------
     def step(self, element: dict) -> Any:
@@ -203,14 +216,19 @@ class HostExplorer(RuleBasedStateMachine):
 
     def teardown(self):
         cls = type(self)
+        # How the example ended: teardown runs in Hypothesis' `finally`, so the exception that
+        # ends the example, if any, is the one being handled.
+        ending = sys.exc_info()[1]
+        if ending is None or isinstance(ending, Breach):
+            cls.ran += 1
+        else:
+            cls.discarded += 1
+            cls.discarded_why[type(ending).__name__] = cls.discarded_why.get(type(ending).__name__, 0) + 1
         self.context.close()
         if self.breach is None:
-            try:
+            with contextlib.suppress(Exception):
                 cls.client.delete_session(self.session_id)
-            except Exception:
-                pass
-        else:
-            cls.kept.append(self.session_id)
+                cls.made.remove(self.session_id)
 
 
 @contextlib.contextmanager
@@ -253,6 +271,9 @@ class Found:
     found_after: Optional[int] = None
     steps: list = field(default_factory=list)
     export: Optional[dict] = None
+    #: Of `examples`, those Hypothesis gave up mid-way (a draw it rejected), by exception name;
+    #: `max_examples` does not count them, so a run of N examples runs N + these.
+    discarded: dict = field(default_factory=dict)
 
     @property
     def codes(self) -> list[str]:
@@ -271,9 +292,22 @@ class Found:
                 f"    report = todaysim.report(page.session_id)\n"
                 f"    assert report[\"conforms\"], [v[\"data\"][\"detail\"] for v in report[\"violations\"]]\n")
 
+    @property
+    def tally(self) -> str:
+        """What ran, counted exactly: `--examples N` asks for N examples Hypothesis counts; the
+        ones it stopped mid-way (a draw it rejected) are not among them, and after a breach the
+        shrinking replays more."""
+        stopped = sum(self.discarded.values())
+        if self.breach is None:
+            extra = f" (+{stopped} Hypothesis stopped mid-way, which it does not count)" if stopped else ""
+            return f"{self.examples - stopped} examples{extra}"
+        after = self.examples - (self.found_after or self.examples)
+        extra = f", {stopped} of all of them stopped mid-way by Hypothesis" if stopped else ""
+        return f"{self.examples} examples: {self.found_after} until the first breach, {after} replayed while shrinking{extra}"
+
     def describe(self) -> str:
         if self.breach is None:
-            return f"{self.examples} examples against {self.page_url}: no breach of the contract found"
+            return f"{self.tally} against {self.page_url}: no breach of the contract found"
         lines = [f"{self.page_url}: the contract broken ({', '.join(dict.fromkeys(self.codes))}), first in example "
                  f"{self.found_after} of {self.examples}; the minimal scenario has {len(self.steps)} steps:"]
         lines += ["  " + json.dumps(step) for step in self.steps] or ["  (none: on load)"]
@@ -296,6 +330,10 @@ def _reproduce(steps: list, code: str, page_url: str, client: Client, browser: A
                 page.step(step)
             if code in [v["type"] for v in client.report(session_id)["violations"]]:
                 return session_id
+    except BaseException:
+        with contextlib.suppress(Exception):
+            client.delete_session(session_id)
+        raise
     finally:
         context.close()
     client.delete_session(session_id)
@@ -334,10 +372,13 @@ def explore(page_url: str, client: Client, browser: Any, *, examples: int = 100,
     """Runs the explorer against `page_url` (`examples` examples of at most `steps` rules).
     Hypothesis shrinks a breach for at most `shrink_seconds`; `minimize` then takes the scenario
     further, replaying it. Returns what it found (its `export` is the session that last showed
-    the breach); raises `SettleTimeout` (or another error) when it could not explore."""
+    the breach); raises `OriginRefused` before anything starts when the server does not let
+    pages of `page_url`'s origin call it, `SettleTimeout` (or another error) when it could not
+    explore. Every session the run made is purged when it returns or raises."""
+    check_origin(client, page_url)
     explorer = type(machine.__name__, (machine,), {
         "page_url": page_url, "client": client, "browser": browser, "session_fields": dict(session_fields or {}),
-        "settle_timeout": settle_timeout, "last": None, "examples": 0, "kept": [], "found_after": None,
+        "settle_timeout": settle_timeout, "last": None, "examples": 0, "ran": 0, "discarded": 0, "discarded_why": {}, "made": [], "found_after": None,
     })
     if seed is not None:
         explorer._hypothesis_internal_use_seed = seed  # what @hypothesis.seed sets
@@ -349,7 +390,7 @@ def explore(page_url: str, client: Client, browser: Any, *, examples: int = 100,
     except Breach as breach:
         last = explorer.last
         found = Found(page_url, explorer.examples, breach=breach, steps=list(last.steps) if last else [],
-                      found_after=explorer.found_after)
+                      found_after=explorer.found_after, discarded=dict(explorer.discarded_why))
         if last is None:
             return found
         session = last.session_id
@@ -358,28 +399,28 @@ def explore(page_url: str, client: Client, browser: Any, *, examples: int = 100,
             fields = dict(session_fields or {})
 
             def reproduce(steps):
-                return _reproduce(steps, code, page_url, client, browser, fields, settle_timeout)
+                reproduced = _reproduce(steps, code, page_url, client, browser, fields, settle_timeout)
+                if reproduced is not None:
+                    explorer.made.append(reproduced)
+                return reproduced
 
             def discard(session_id):
                 if session_id is not None and session_id != last.session_id:
                     client.delete_session(session_id)
+                    explorer.made.remove(session_id)
 
             reproduce.discard = discard
             steps, reproduced = minimize(found.steps, code, reproduce)
             if reproduced is not None:
                 found.steps, session = steps, reproduced
                 found.breach = Breach(client.report(session)["violations"])
-                if session != last.session_id:
-                    explorer.kept.append(session)
         found.export = client.export_all(session)
         return found
     finally:
-        for session_id in explorer.kept:
-            try:
+        for session_id in explorer.made:
+            with contextlib.suppress(Exception):
                 client.delete_session(session_id)
-            except Exception:
-                pass
-    return Found(page_url, explorer.examples)
+    return Found(page_url, explorer.examples, discarded=dict(explorer.discarded_why))
 
 
-__all__ = ["HostExplorer", "Breach", "Found", "explore", "SettleTimeout", "MOVES_MS", "THRESHOLDS_MS", "rule", "invariant", "precondition"]
+__all__ = ["HostExplorer", "Breach", "Found", "explore", "SettleTimeout", "OriginRefused", "MOVES_MS", "THRESHOLDS_MS", "rule", "invariant", "precondition"]

@@ -12,7 +12,8 @@ Fixtures:
   session and a Playwright page (pytest-playwright's `page` when that plugin is installed, else
   a page of a new context of one Chromium per run) showing the page under test (`url`, else
   `--todaysim-page` / `TODAY_PAGE_URL`) with `/bridge.js` attached to the session, its timers on
-  the session's clock (`BridgedPage.move`).
+  the session's clock (`BridgedPage.move`). A server that does not let the page's origin call
+  it (no `--allow-origin` for it) fails the test at once with `OriginRefused`, naming the flag.
 
 On a failing test the failure output gains, for each session the test made, the session's
 report (its violations with their details) and the tail of its timeline.
@@ -30,7 +31,7 @@ from typing import Any, Optional
 import pytest
 
 from .client import Client
-from .page import BridgedPage
+from .page import BridgedPage, check_origin
 from .server import Server
 
 TIMELINE_TAIL = 20
@@ -103,12 +104,22 @@ def host_session(request, todaysim):
 
 def browser_executable(playwright) -> Optional[str]:
     """TODAYSIM_BROWSER, else None when the running `playwright`'s own Chromium is installed,
-    else `chromium` on PATH."""
-    if os.environ.get("TODAYSIM_BROWSER"):
-        return os.environ["TODAYSIM_BROWSER"]
+    else `chromium` on PATH; a RuntimeError saying what to install when there is none (not
+    Playwright's "run playwright install", which cannot work on a machine that reaches only
+    package registries)."""
+    explicit = os.environ.get("TODAYSIM_BROWSER")
+    if explicit:
+        found = shutil.which(explicit)
+        if not found:
+            raise RuntimeError(f"TODAYSIM_BROWSER={explicit} is not an executable Chromium")
+        return found
     if os.path.exists(playwright.chromium.executable_path):
         return None
-    return shutil.which("chromium") or shutil.which("chromium-browser")
+    found = shutil.which("chromium") or shutil.which("chromium-browser")
+    if not found:
+        raise RuntimeError("no Chromium to drive: install chromium (apt-get install chromium) or set TODAYSIM_BROWSER "
+                           "to a Chromium executable")
+    return found
 
 
 @pytest.fixture(scope="session")
@@ -133,6 +144,7 @@ def bridged_page(request, todaysim, host_session, todaysim_browser):
         target = url or request.config.getoption("todaysim_page") or os.environ.get("TODAY_PAGE_URL")
         if not target:
             raise pytest.UsageError("bridged_page needs the page under test: bridged_page(url), --todaysim-page URL or TODAY_PAGE_URL")
+        check_origin(todaysim, target)  # OriginRefused, naming --allow-origin, before a session is made
         view = host_session(**fields)
         if todaysim_browser is None and not contexts:
             page = request.getfixturevalue("page")  # pytest-playwright's: its context per test
