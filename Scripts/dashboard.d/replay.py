@@ -54,12 +54,13 @@ def check_replay(chrome, api, report, base_url):
         node = q(f'#timeline .entry[data-seq="{d["replaySeq"]}"]')
         wait(f"H11 missing {d['type']} at {d['atMs']} ms: marked on the replay's entry #{d['replaySeq']} (rules and host side by side)",
              f"{node} !== null && {node}.classList.contains('diverged') && {node}.dataset.kind === 'pull' && "
-             f"{node}.querySelector('.dv[data-rule=H11][data-problem=missing] .dve').textContent.includes({json.dumps(d['type'])}) && "
-             f"{node}.querySelector('.dv[data-rule=H11] .dva').textContent === 'host: none'",
+             f"{node}.querySelector('.dv[data-rule=H11][data-problem=missing] tr[data-field=type] .dve').textContent === {json.dumps(d['type'])} && "
+             f"{node}.querySelector('.dv[data-rule=H11] thead .dva').textContent === 'host: none'",
              show=f"({node} || {{}}).outerHTML")
     d = stray[0]
     wait(f"H13 unexpected header updated at {d['atMs']} ms: marked on the native lane's entry at or before it, with the line",
          f"[...document.querySelectorAll('#lane-native .entry.diverged')].some(n => Number(n.dataset.atMs) <= {d['atMs']} && "
          f"n.querySelector('.dv[data-rule=H13][data-problem=unexpected]') && n.querySelector('.dv[data-rule=H13] .dvh').textContent.includes('line {d['line']}') && "
-         f"n.querySelector('.dv[data-rule=H13] .dva').textContent.includes('updated'))",
+         f"n.querySelector('.dv[data-rule=H13] tr[data-field=to] .dva').textContent === 'updated' && "
+         f"n.querySelector('.dv[data-rule=H13] thead .dve').textContent === 'rules: none')",
          show=count('#lane-native .entry.diverged'))

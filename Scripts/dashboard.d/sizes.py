@@ -76,12 +76,14 @@ def check_reading(chrome, report, size, pending, out_dir):
     report(rid == ["", "no request id · shared"] and all(p in listed for p in pending),
            f"{size}: the shared soft-refresh deadline has no request id; the soft requests card lists both whole",
            json.dumps([rid, listed]))
-    seq = chrome.js("(e => e && e.dataset.seq)([...document.querySelectorAll('#timeline .entry')].find(e => e.scrollWidth > e.clientWidth + 1))")
+    # A label wraps; only a request id is cut to fit (issue 34).
+    seq = chrome.js("(e => e && e.dataset.seq)([...document.querySelectorAll('#timeline .entry')]"
+                    ".find(e => (r => r && r.scrollWidth > r.clientWidth + 1)(e.querySelector(':scope > .rid'))))")
     if seq is None:
-        report(False, f"{size}: some entry is cut to fit (the premise of the next checks)"); return
+        report(False, f"{size}: some entry's request id is cut to fit (the premise of the next checks)"); return
     e = f"document.querySelector('#timeline .entry[data-seq=\"{seq}\"]')"
-    report(chrome.js(f"{e}.title.includes({e}.querySelector('.txt').textContent)"),
-           f"{size}: a cut entry (#{seq}) has its whole text in its title, shown on hover")
+    report(chrome.js(f"{e}.title.includes({e}.querySelector('.txt').textContent) && {e}.title.includes({e}.querySelector('.rid').textContent)"),
+           f"{size}: an entry whose request id is cut (#{seq}) has its whole text and id in its title, shown on hover")
     chrome.js(f"{e}.click()")
     chrome.wait(f"{size}: clicking entry #{seq} opens it whole, with its JSON",
                 f"{e}.classList.contains('open') && {e}.scrollWidth <= {e}.clientWidth + 1 && {e}.scrollHeight <= {e}.clientHeight + 1 && "

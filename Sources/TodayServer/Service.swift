@@ -168,7 +168,7 @@ public final class TodayService: Sendable {
         let origin = request.header("Origin")
         if request.method == "OPTIONS" {
             guard case let .methodNotAllowed(methods) = router.match(method: "OPTIONS", path: request.path) else {
-                return (APIError.notFound(request.path).response, "-")
+                return (APIError.notFound(request.path, meant: router.nearest(to: request.path)).response, "-")
             }
             return (crossOrigin.preflight(origin: origin, methods: methods), "OPTIONS")
         }
@@ -184,7 +184,7 @@ public final class TodayService: Sendable {
         }
         switch router.match(method: request.method, path: request.path) {
         case .notFound:
-            return (APIError.notFound(request.path).response, "-")
+            return (APIError.notFound(request.path, meant: router.nearest(to: request.path)).response, "-")
         case let .methodNotAllowed(allowed):
             return (APIError.methodNotAllowed(request.method, allowed: allowed).response, "-")
         case let .found(route, parameters):

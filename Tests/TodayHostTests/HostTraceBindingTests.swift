@@ -54,4 +54,25 @@ import Testing
         let verdict = try HostTraceTests.verify(lines)
         #expect(verdict.conforms, "\(verdict.divergences.map(\.detail))")
     }
+
+    /// Issue 34, item 5: a divergence shows the rules' output in the trace's ids, so expected and
+    /// actual differ only where the host did (the dashboard marks the fields that differ). A
+    /// host whose spinner ends `succeeded` where the pull timed out (H11): the outcome differs,
+    /// the request id, the host's own upper-case UUID, does not.
+    @Test func aDivergenceNamesTheExpectedOutputInTheTracesIds() throws {
+        var runner = try SessionRunner(id: "r3", config: SessionConfig(uid: "u1"))
+        try runner.apply(.gesture(.pull(requestId: nil)))
+        try runner.advance(by: 13_000)
+        let lines = Self.upperCasingIds(HostTraceTests.trace(of: runner), of: runner).map { line in
+            line.contains(#""kind":"pull""#) ? line.replacingOccurrences(of: #""outcome":"timedOut""#, with: #""outcome":"succeeded""#) : line
+        }
+        let verdict = try HostTraceTests.verify(lines)
+        let different = try #require(verdict.divergences.first { $0.problem == .different }, "\(verdict.divergences.map(\.detail))")
+        #expect(different.rule == .h11)
+        let hostId = try #require(different.actual?["requestId"]?.stringValue)
+        #expect(hostId == hostId.uppercased() && hostId.count == 36)
+        #expect(different.expected?["requestId"]?.stringValue == hostId)
+        #expect(different.expected?["data"]?["outcome"] == .string("timedOut"))
+        #expect(different.actual?["data"]?["outcome"] == .string("succeeded"))
+    }
 }

@@ -95,12 +95,22 @@ import Testing
 
     @Test func editDistanceCountsOneEditPerScalar() {
         func distance(_ a: String, _ b: String) -> Int {
-            ControlBody.editDistance(Array(a.unicodeScalars), Array(b.unicodeScalars))
+            Suggestion.editDistance(Array(a.unicodeScalars), Array(b.unicodeScalars))
         }
         #expect(distance("kitten", "sitting") == 3)
         #expect(distance("", "abc") == 3)
         #expect(distance("same", "same") == 0)
         #expect(distance("ab", "ba") == 2)
+    }
+
+    /// Every type an endpoint lists is one it decodes (its fields are known), and a type it
+    /// does not list has none: the list in an unknown type's refusal is the endpoint's own.
+    @Test(arguments: [ControlBody.gesture, .lifecycle, .command])
+    func listedTypesAreTheDecodedOnes(_ body: ControlBody) throws {
+        let types = try #require(body.types)
+        for type in types { #expect(body.fields(type: type) != nil, "\(type)") }
+        #expect(body.fields(type: "swipe") == nil)
+        #expect(body.unknownType("swipe").detail.hasSuffix(types.joined(separator: ", ")))
     }
 
     @Test func modeNamesInAnyCase() {

@@ -97,6 +97,46 @@ import TodayHost
         #expect(patch.header("Allow") == "GET, HEAD, DELETE")
     }
 
+    /// Issue 34: an unknown input type or path names what would have been right (the same
+    /// did-you-mean as an unknown field), else lists the types; and the OpenAPI document's
+    /// examples are exactly these answers.
+    @Test func unknownValuesNameWhatWasMeant() async throws {
+        let server = try TestServer()
+        let client = Client(server: server)
+        try await client.create(["uid": "u", "id": "demo"])
+        let timelineBefore = try await client.timeline("demo")
+        let document = String(decoding: try RepositoryFiles.bytes("OpenAPI/todaysim.yaml"), as: UTF8.self)
+        let cases: [(Client.Reply, Int, String, String)] = [
+            (try await client.post("/v1/sessions/demo/gestures", ["type": "pul"]), 400, "unknown_input",
+             #"unknown gesture type "pul"; did you mean pull?"#),
+            (try await client.post("/v1/sessions/demo/gestures", ["type": "swipe"]), 400, "unknown_input",
+             #"unknown gesture type "swipe"; the gesture types are pull, liveWidget.created, liveWidget.cancelled, chat.edit, chat.send, dialog.choose, dialog.dismiss"#),
+            (try await client.post("/v1/sessions/demo/gesture", ["type": "pull"]), 404, "not_found",
+             "no such path: /v1/sessions/demo/gesture; did you mean POST /v1/sessions/demo/gestures?"),
+            (try await client.get("/v1/widgets"), 404, "not_found", "no such path: /v1/widgets"),
+        ]
+        for (reply, status, code, detail) in cases {
+            expectProblem(reply, status, code)
+            #expect(reply["detail"]?.stringValue == detail, "\(reply.text)")
+            #expect(document.contains("detail: '\(detail)'"), "the OpenAPI document's example: \(detail)")
+        }
+        let more: [(Client.Reply, String)] = [
+            (try await client.post("/v1/sessions/demo/lifecycle", ["type": "Background"]),
+             #"unknown lifecycle type "Background"; did you mean background?"#),
+            (try await client.post("/v1/sessions/demo/commands", ["type": "todayPage.scrollToSecton", "batchId": "b"]),
+             #"unknown command type "todayPage.scrollToSecton"; did you mean todayPage.scrollToSection?"#),
+            (try await client.post("/v1/sessions/demo/steps", raw: #"[{"gesture":{"type":"pul"}}]"#),
+             #"step 0: unknown gesture type "pul"; did you mean pull?"#),
+            (try await client.get("/sessions/demo"), "no such path: /sessions/demo; did you mean GET, DELETE /v1/sessions/demo?"),
+            (try await client.get("/v1/sesions"), "no such path: /v1/sesions; did you mean POST, GET, DELETE /v1/sessions?"),
+            (try await client.get("/v1/sessions/demo/timelines"), "no such path: /v1/sessions/demo/timelines; did you mean GET /v1/sessions/demo/timeline?"),
+        ]
+        for (reply, detail) in more {
+            #expect(reply["detail"]?.stringValue == detail, "\(reply.text)")
+        }
+        #expect(try await client.timeline("demo") == timelineBefore, "a refused input changes nothing")
+    }
+
     @Test func queryParameterErrors() async throws {
         let server = try TestServer()
         let client = Client(server: server)

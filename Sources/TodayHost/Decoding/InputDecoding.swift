@@ -52,7 +52,7 @@ public enum InputDecoding {
             guard let actionId = try fields.nonEmptyIdentifier("actionId") else { throw .invalidField("actionId", "is required") }
             return .gesture(.dialogChoose(actionId: actionId))
         case "dialog.dismiss": return .gesture(.dialogDismiss)
-        default: throw .unknownInput("unknown gesture type \"\(type)\"")
+        default: throw ControlBody.gesture.unknownType(type)
         }
     }
 
@@ -73,7 +73,7 @@ public enum InputDecoding {
             guard let uid = try fields.nonEmptyIdentifier("uid") else { throw .invalidField("uid", "is required") }
             return .lifecycle(.accountSwitch(uid: uid))
         case "teardown": return .teardown
-        default: throw .unknownInput("unknown lifecycle type \"\(type)\"")
+        default: throw ControlBody.lifecycle.unknownType(type)
         }
     }
 
@@ -103,7 +103,7 @@ public enum InputDecoding {
             let highlight = try fields.bool("highlight") ?? true
             return .command(.scrollToSection(batchId: batchId, behavior: behavior, highlight: highlight))
         default:
-            throw .unknownInput("unknown command type \"\(type)\"")
+            throw ControlBody.command.unknownType(type)
         }
     }
 

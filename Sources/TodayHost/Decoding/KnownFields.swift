@@ -75,6 +75,27 @@ public enum ControlBody: Sendable {
         }
     }
 
+    /// The input types this endpoint knows, in the API's order (`nil` for a body without a `type`).
+    public var types: [String]? {
+        switch self {
+        case .gesture: ["pull", "liveWidget.created", "liveWidget.cancelled", "chat.edit", "chat.send", "dialog.choose", "dialog.dismiss"]
+        case .lifecycle: ["background", "foreground", "tabActivated", "socketEvent", "timerTick", "navigation",
+                          "webContentTerminated", "accountSwitch", "teardown"]
+        case .command: ["todayPage.scrollToSection"]
+        case .creation, .clock, .fork: nil
+        }
+    }
+
+    /// The refusal of a `type` this endpoint does not know: it names the type meant (the same
+    /// did-you-mean as an unknown field), else every type the endpoint takes.
+    public func unknownType(_ type: String) -> InputProblem {
+        let known = types ?? []
+        let noun = self == .command ? "command" : self == .lifecycle ? "lifecycle" : "gesture"
+        let hint = Suggestion.nearest(to: type, among: known).map { "did you mean \($0)?" }
+            ?? "the \(noun) types are \(known.joined(separator: ", "))"
+        return .unknownInput("unknown \(noun) type \"\(type)\"; \(hint)")
+    }
+
     /// The unknown fields of `body` (a JSON object; anything else has none to name), in the
     /// body's order. Callers list a bounded number of them.
     public func unknownFields(in body: JSON) -> [FieldWarning] {
@@ -99,34 +120,7 @@ public enum ControlBody: Sendable {
         }
     }
 
-    /// The known field a typo most likely meant: the one matching it but for case, else the
-    /// one within edit distance 2 (none when two are equally near).
     static func suggestion(for key: String, among known: [String]) -> String? {
-        if let same = known.first(where: { $0.lowercased() == key.lowercased() }) { return same }
-        let typed = Array(key.lowercased().unicodeScalars)
-        // A key far longer or shorter than every known field is no typo of one (and a long key
-        // costs nothing to dismiss).
-        let near = known.compactMap { field -> (String, Int)? in
-            let candidate = Array(field.lowercased().unicodeScalars)
-            guard abs(candidate.count - typed.count) <= 2 else { return nil }
-            let distance = editDistance(typed, candidate)
-            return distance <= 2 ? (field, distance) : nil
-        }
-        guard let best = near.map(\.1).min() else { return nil }
-        let closest = near.filter { $0.1 == best }
-        return closest.count == 1 ? closest[0].0 : nil
-    }
-
-    /// Levenshtein distance (insert, delete, substitute one scalar).
-    static func editDistance(_ a: [Unicode.Scalar], _ b: [Unicode.Scalar]) -> Int {
-        var previous = Array(0...b.count)
-        for (i, x) in a.enumerated() {
-            var current = [i + 1]
-            for (j, y) in b.enumerated() {
-                current.append(Swift.min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1)))
-            }
-            previous = current
-        }
-        return previous[b.count]
+        Suggestion.nearest(to: key, among: known)
     }
 }

@@ -152,6 +152,15 @@ extension HostTraceVerifier {
 
     mutating func record(_ divergence: Verdict.Divergence) {
         divergenceCount += 1
+        var divergence = divergence
+        // The rules' output in the trace's words: a replay id a trace line was bound to is shown
+        // as that line's id (expected and actual then differ only where the host did).
+        if case let .string(replayId)? = divergence.expected?["requestId"], let traceId = traceIdOf[replayId],
+           case var .object(members)? = divergence.expected,
+           let at = members.firstIndex(where: { $0.0 == "requestId" }) {
+            members[at].1 = .string(traceId)
+            divergence.expected = .object(members)
+        }
         // Kept in verdict order, at most the listed number (outputs are judged nearly in order).
         if divergences.count >= Verdict.listedDivergences {
             guard Verdict.Divergence.before(divergence, divergences[divergences.count - 1]) else { return }

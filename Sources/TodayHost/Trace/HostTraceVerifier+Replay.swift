@@ -174,6 +174,7 @@ extension HostTraceVerifier {
         }
         binding[id] = (replayId, chosen.atMs)
         boundReplayIds.insert(replayId)
+        traceIdOf[replayId] = id
         // The replay has made everything up to its clock: a later output is the look-ahead's.
         if chosen.atMs > current.nowMs {
             provisionals.append(Provisional(line: output, id: id, atMs: chosen.atMs))
@@ -203,7 +204,10 @@ extension HostTraceVerifier {
         guard !due.isEmpty else { return }
         provisionals.removeAll { $0.atMs <= now }
         for provisional in due {
-            if let bound = binding.removeValue(forKey: provisional.id) { boundReplayIds.remove(bound.replayId) }
+            if let bound = binding.removeValue(forKey: provisional.id) {
+                boundReplayIds.remove(bound.replayId)
+                traceIdOf.removeValue(forKey: bound.replayId)
+            }
         }
         for provisional in due { bind(provisional.line, provisional: true) }
     }

@@ -30,6 +30,9 @@ public struct HostTraceVerifier: Sendable {
     /// Host-minted trace id → the replay's id and the time of the replay output it was bound to.
     var binding: [String: (replayId: String, atMs: Millis)] = [:]
     var boundReplayIds: Set<String> = []
+    /// The other way: a bound replay id → the trace's id, so a divergence's `expected` names the
+    /// output in the trace's ids, as its `actual` does.
+    var traceIdOf: [String: String] = [:]
     /// Output lines that first named an id, not bound yet, in line order (from `pendingStart`).
     var pending: [Observed] = []
     var pendingStart = 0

@@ -31,8 +31,10 @@ public struct APIError: Error, Equatable {
         APIError(code: "session_not_found", status: 404, detail: "no session with id \(id)")
     }
 
-    public static func notFound(_ path: String) -> APIError {
-        APIError(code: "not_found", status: 404, detail: "no such path: \(path)")
+    /// `meant`: the path a typo most likely meant and its methods (`Router.nearest`).
+    public static func notFound(_ path: String, meant: (path: String, methods: [String])? = nil) -> APIError {
+        let hint = meant.map { "; did you mean \($0.methods.joined(separator: ", ")) \($0.path)?" } ?? ""
+        return APIError(code: "not_found", status: 404, detail: "no such path: \(path)\(hint)")
     }
 
     public static func methodNotAllowed(_ method: String, allowed: [String]) -> APIError {
