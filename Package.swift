@@ -3,11 +3,15 @@ import PackageDescription
 
 let package = Package(
     name: "todaysim",
-    platforms: [.macOS(.v15)],
+    // iOS for what an app's targets add (TodayTraceRecorder, TodayHost, TodayHostTesting);
+    // the server's targets build on Linux and macOS.
+    platforms: [.macOS(.v15), .iOS(.v16)],
     products: [
         .library(name: "TodayHost", targets: ["TodayHost"]),
-        // The one-file host-trace recorder an app copies beside its bridge (docs/TRACES.md).
+        // What an iOS app's targets add (docs/TRACES.md, "Recording in an app"): the recorder to
+        // the app target; TodayHost and TodayHostTesting to its test targets.
         .library(name: "TodayTraceRecorder", targets: ["TodayTraceRecorder"]),
+        .library(name: "TodayHostTesting", targets: ["TodayHostTesting"]),
         .executable(name: "todaysim", targets: ["todaysim"]),
         .executable(name: "todaysim-bench", targets: ["todaysim-bench"]),
     ],
@@ -16,6 +20,9 @@ let package = Package(
         .target(name: "TodayHost", linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]),
         // Foundation only, no todaysim code: what an iOS app adds to record a host trace.
         .target(name: "TodayTraceRecorder", path: "Recorder"),
+        // A host trace judged in an app's own tests: HostTrace.verify(contentsOf:) and assertions
+        // for XCTest and Swift Testing (Foundation and TodayHost only; Scripts/check-imports).
+        .target(name: "TodayHostTesting", dependencies: ["TodayHost"]),
         // C libraries of the service edge (HTTP and storage), through pkg-config.
         .systemLibrary(
             name: "CMicroHTTPD",
@@ -51,7 +58,7 @@ let package = Package(
         // Random sessions and the traces made of them (golden, as a real host records them,
         // single-edit mutants): the verifier checked against the engine (issue 33).
         .target(name: "TodayTraceProperties", dependencies: ["TodayHost"], path: "Tests/TodayTraceProperties"),
-        .testTarget(name: "TodayTraceRecorderTests", dependencies: ["TodayTraceRecorder", "TodayHost"]),
+        .testTarget(name: "TodayTraceRecorderTests", dependencies: ["TodayTraceRecorder", "TodayHost", "TodayHostTesting"]),
         .testTarget(name: "SystemLibrariesTests", dependencies: ["CMicroHTTPD", "CSQLite", "CPostgres"]),
         // What several test targets share: a throwaway PostgreSQL and a fresh database per test.
         .target(name: "TodayTestSupport", dependencies: ["TodayStore"], path: "Tests/TodayTestSupport"),

@@ -3,7 +3,8 @@ import Foundation
 /// Records what an app's Today Page host receives and does as a todaysim host trace
 /// (docs/TRACES.md), for `todaysim verify-host` to judge against the rules.
 ///
-/// Copy this one file into the app beside its bridge; it needs Foundation only. Create one
+/// The package product `TodayTraceRecorder`, added to the app target (or this one file, copied
+/// beside the bridge); it needs Foundation only. Create one
 /// recorder per Today Page host (at the host's creation), call it where the host receives an
 /// input and where it makes an output, and `close()` it when the test ends. Times come from a
 /// monotonic clock (`ProcessInfo.systemUptime`), in milliseconds since the recorder was made.
