@@ -12,6 +12,7 @@ COPY OpenAPI ./OpenAPI
 COPY Web ./Web
 # The rules the binary serves at /rules (Plugins/EmbedFiles embeds this file from outside Web/).
 COPY docs/RULES.md ./docs/RULES.md
+COPY VERSION ./VERSION
 COPY Recorder ./Recorder
 # Not built here, but SwiftPM refuses a package whose declared test folders are missing.
 COPY Tests ./Tests

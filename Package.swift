@@ -51,7 +51,7 @@ let package = Package(
         .target(name: "TodayWeb", path: "Web", plugins: ["EmbedFiles"]),
         // The HTTP API on libmicrohttpd.
         .target(name: "TodayServer", dependencies: ["TodayHost", "TodayStore", "TodayOpenAPI", "TodayWeb", "CMicroHTTPD"]),
-        .executableTarget(name: "todaysim", dependencies: ["TodayServer", "TodayStore", "TodayHost"]),
+        .executableTarget(name: "todaysim", dependencies: ["TodayServer", "TodayStore", "TodayHost", "TodayOpenAPI"]),
         // The storage ceiling Scripts/bench compares the service against.
         .executableTarget(name: "todaysim-bench", dependencies: ["TodayStore", "TodayHost"]),
         .testTarget(name: "TodayHostTests", dependencies: ["TodayHost", "TodayTraceProperties", "TodayTestSupport"]),
@@ -63,7 +63,7 @@ let package = Package(
         // What several test targets share: a throwaway PostgreSQL and a fresh database per test.
         .target(name: "TodayTestSupport", dependencies: ["TodayStore"], path: "Tests/TodayTestSupport"),
         .testTarget(name: "TodayStoreTests", dependencies: ["TodayStore", "TodayHost", "TodayTestSupport"]),
-        .testTarget(name: "TodayServiceTests", dependencies: ["TodayServer", "TodayStore", "TodayHost", "TodayTestSupport", "TodayTraceProperties"]),
+        .testTarget(name: "TodayServiceTests", dependencies: ["TodayServer", "TodayStore", "TodayHost", "TodayOpenAPI", "TodayTestSupport", "TodayTraceProperties"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,5 +1,6 @@
 import Foundation
 import TodayHost
+import TodayOpenAPI
 import TodayServer
 import TodayStore
 
@@ -39,7 +40,7 @@ enum CommandLineInterface {
             print(Usage.full)
             return 0
         case "--version":
-            print("todaysim \(TodayHostVersion.string)")
+            print("todaysim \(TodaysimVersion.string)\n\(TodaysimVersion.formats)")
             return 0
         case "serve":
             return serve(parse(Array(arguments.dropFirst())))

@@ -80,9 +80,12 @@ import TodayTestSupport
         let help = try await run(["--help"])
         #expect(help.status == 0)
         #expect(help.stdout.contains("usage: todaysim serve"))
+        // Issue 35, item 4: the repository's VERSION, the one place the version is written, and
+        // the formats' own numbers beside it.
         let version = try await run(["--version"])
         #expect(version.status == 0)
-        #expect(version.stdout.hasPrefix("todaysim "))
+        let written = String(decoding: try RepositoryFiles.bytes("VERSION"), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(version.stdout == "todaysim \(written)\nhost trace format todaysimTrace 1, HTTP API /v1\n")
     }
 
     @Test func badFlagsExitWithCode2AndOneLine() async throws {

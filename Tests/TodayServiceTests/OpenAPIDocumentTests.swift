@@ -1,5 +1,7 @@
+import Foundation
 import Testing
 @testable import TodayServer
+import TodayOpenAPI
 import TodayStore
 
 /// The OpenAPI document (`OpenAPI/todaysim.yaml`, read from the repository; `EndpointTests` checks
@@ -62,6 +64,16 @@ import TodayStore
                 "found too few problem codes to trust the scan: \(codes.sorted())")
         let unknown = codes.subtracting(Self.contractCodes).subtracting(Self.extensionCodes).sorted()
         #expect(unknown.isEmpty, "problem codes neither in the v1 contract nor a known extension: \(unknown)")
+    }
+
+    /// Issue 35, item 4: the document's `info.version` is the repository's VERSION (the binary
+    /// embeds that file; `/openapi.yaml` serves this document as it is).
+    @Test func infoVersionIsTheRepositoryVersion() throws {
+        let written = String(decoding: try RepositoryFiles.bytes("VERSION"), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let info = try #require(try Self.document().components(separatedBy: "\ninfo:\n").dropFirst().first)
+        let version = info.split(separator: "\n").first { $0.hasPrefix("  version: ") }.map { $0.dropFirst("  version: ".count) }
+        #expect(version.map(String.init) == written)
+        #expect(TodaysimVersion.string == written)
     }
 
     static func document() throws -> String {

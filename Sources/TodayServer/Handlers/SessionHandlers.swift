@@ -1,5 +1,6 @@
 import Foundation
 import TodayHost
+import TodayOpenAPI
 import TodayStore
 
 /// Creating, listing, reading and tearing down sessions.
@@ -137,7 +138,7 @@ struct SessionHandlers: Sendable {
     /// inputs, a golden trace.
     private func trace(of session: HostSession) throws(APIError) -> HTTPResponse {
         let header: JSON = ["todaysimTrace": 1, "recorded": .strings(TraceKind.allCases.map(\.rawValue)), "endMs": .int(session.nowMs),
-                            "host": .string("todaysim \(TodayHostVersion.string), session \(session.id)")]
+                            "host": .string("todaysim \(TodaysimVersion.string), session \(session.id)")]
         var bytes: [UInt8] = []
         header.write(to: &bytes)
         bytes.append(UInt8(ascii: "\n"))

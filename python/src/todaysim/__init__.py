@@ -6,4 +6,8 @@ from .client import OPERATIONS, Client, StreamEvent, TodaysimError
 from .server import Server
 
 __all__ = ["Client", "TodaysimError", "StreamEvent", "OPERATIONS", "Server"]
-__version__ = "0.1.0"
+try:  # the repository's VERSION, as the installed package's metadata has it (pyproject.toml)
+    from importlib.metadata import version as _installed_version
+    __version__ = _installed_version("todaysim")
+except Exception:  # running from a source tree that was never installed
+    __version__ = "unknown"
