@@ -1,0 +1,192 @@
+package todaysim
+
+import org.junit.Assert.assertEquals
+import org.junit.Assert.assertTrue
+import org.junit.Test
+import java.io.File
+import java.util.concurrent.CountDownLatch
+import java.util.concurrent.TimeUnit
+
+/** A clock a test moves by hand: milliseconds since an arbitrary boot, like `SystemClock.elapsedRealtime()`. */
+class ManualClock(var ms: Long) {
+    fun read(): Long = ms
+}
+
+/**
+ * The recorder driven as an app drives it, line by line: the same calls as the Swift recorder's
+ * `RecorderTests`, with the same lines expected.
+ */
+class RecorderTest {
+    private fun tempTrace(): File = File.createTempFile("todaysim-recorder-", ".jsonl").apply { deleteOnExit() }
+
+    private fun lines(file: File): List<Map<String, Any?>> =
+        file.readText(Charsets.UTF_8).split("\n").filter { it.isNotEmpty() }.map { TinyJson.obj(it) }
+
+    @Suppress("UNCHECKED_CAST")
+    private fun Map<String, Any?>.obj(name: String): Map<String, Any?> = get(name) as Map<String, Any?>
+
+    @Test fun itWritesTheHeaderTheCreationAndOneLinePerCall() {
+        val file = tempTrace()
+        val clock = ManualClock(1_000_000)
+        val recorder = TodayPageTraceRecorder(file, mapOf("uid" to "u1"),
+            recorded = listOf(TodayPageTraceRecorder.Kind.EMIT, TodayPageTraceRecorder.Kind.HEADER), toleranceMs = 50,
+            host = "test app", clock = clock::read)
+        clock.ms += 250
+        recorder.gesture(mapOf("type" to "pull"))
+        recorder.emitted(mapOf("type" to "todayPage.refreshRequested", "schemaVersion" to 1, "requestId" to "r1", "reason" to "user_pull"))
+        clock.ms += 100
+        recorder.header("refreshing", "r1")
+        recorder.header("refreshing", "r1")  // the same state and id again: no line
+        recorder.header("refreshing", "r2")  // another id: a line
+        clock.ms -= 30  // a clock read on another thread a moment earlier: times never go back
+        recorder.webEvent(mapOf("type" to "todayPage.refreshResult", "requestId" to "r2", "status" to "succeeded"))
+        recorder.close()
+        recorder.overlay("hidden")  // after close: nothing
+
+        val text = file.readText(Charsets.UTF_8)
+        val raw = text.split("\n")
+        assertEquals("one line a call, each ended by a newline", 8, raw.size)
+        assertEquals("", raw.last())
+        // The first two lines exactly: the header and the creation, members sorted by name.
+        assertEquals("{\"host\":\"test app\",\"recorded\":[\"emit\",\"header\"],\"todaysimTrace\":1,\"toleranceMs\":50}", raw[0])
+        assertEquals("{\"atMs\":0,\"data\":{\"input\":{\"uid\":\"u1\"},\"via\":\"create\"},\"kind\":\"input\",\"type\":\"create\"}", raw[1])
+
+        val lines = lines(file)
+        assertEquals(7, lines.size)
+        assertEquals(listOf(250L, 250L, 350L, 350L, 350L), lines.drop(2).map { it["atMs"] })
+        assertEquals(listOf("input pull", "emit todayPage.refreshRequested", "header refreshing", "header refreshing", "input todayPage.refreshResult"),
+            lines.drop(2).map { "${it["kind"]} ${it["type"]}" })
+        assertEquals("gesture", lines[2].obj("data")["via"])
+        assertEquals(mapOf("type" to "pull"), lines[2].obj("data")["input"])
+        assertEquals("r1", lines[3]["requestId"])
+        assertEquals(mapOf("type" to "todayPage.refreshRequested", "schemaVersion" to 1L, "requestId" to "r1", "reason" to "user_pull"),
+            lines[3].obj("data")["payload"])
+        assertEquals("r1", lines[4]["requestId"])
+        assertEquals("r2", lines[5]["requestId"])
+        assertEquals(mapOf("to" to "refreshing"), lines[5]["data"])
+        assertEquals("webEvent", lines[6].obj("data")["via"])
+        assertTrue("an input has no requestId member", !lines[6].containsKey("requestId"))
+    }
+
+    @Test fun everyOutputHasTheSwiftRecordersLine() {
+        val file = tempTrace()
+        val clock = ManualClock(42)
+        val recorder = TodayPageTraceRecorder(file, mapOf("uid" to "u1", "platform" to "android"), clock = clock::read)
+        clock.ms += 7
+        recorder.navigated("recovery", "https://today.example.com/embed/feeds/v1?uid=u1&requestId=R", "R")
+        recorder.navigated("navigation", "/embed/feeds/v3")
+        recorder.pull("refreshing", "P")
+        recorder.pull("refreshing", "P")           // the same: no line
+        recorder.pull("idle", "P", "succeeded")
+        recorder.pull("idle", "P", "succeeded")    // the same: no line
+        recorder.overlay("visible")                // the initial state: no line
+        recorder.overlay("hidden")
+        recorder.overlay("hidden")                 // the same: no line
+        recorder.overlayShownByLoad()              // hidden → visible: a line
+        recorder.overlayShownByLoad()              // already visible: no line
+        recorder.header("hidden", null)            // the initial state: no line
+        recorder.analytics("page_view", mapOf("uid" to "u1", "app_version" to "5.12.0"))
+        recorder.resolved("nativeDialog.present", "c1", mapOf("type" to "action", "actionId" to "delete"))
+        recorder.lifecycle(mapOf("type" to "background"))
+        recorder.command(mapOf("type" to "todayPage.scrollToSection", "sectionId" to "news"))
+        recorder.gesture(mapOf("actionId" to "a"))  // no type: the line's type is its channel
+        recorder.close()
+
+        val expected = listOf(
+            "{\"atMs\":7,\"data\":{\"cause\":\"recovery\",\"url\":\"https://today.example.com/embed/feeds/v1?uid=u1&requestId=R\"},\"kind\":\"navigation\",\"requestId\":\"R\",\"type\":\"recovery\"}",
+            "{\"atMs\":7,\"data\":{\"cause\":\"navigation\",\"url\":\"/embed/feeds/v3\"},\"kind\":\"navigation\",\"type\":\"navigation\"}",
+            "{\"atMs\":7,\"data\":{\"state\":\"refreshing\"},\"kind\":\"pull\",\"requestId\":\"P\",\"type\":\"refreshing\"}",
+            "{\"atMs\":7,\"data\":{\"outcome\":\"succeeded\",\"state\":\"idle\"},\"kind\":\"pull\",\"requestId\":\"P\",\"type\":\"idle\"}",
+            "{\"atMs\":7,\"data\":{\"to\":\"hidden\"},\"kind\":\"overlay\",\"type\":\"hidden\"}",
+            "{\"atMs\":7,\"data\":{\"to\":\"visible\"},\"kind\":\"overlay\",\"type\":\"visible\"}",
+            "{\"atMs\":7,\"data\":{\"event\":\"page_view\",\"properties\":{\"app_version\":\"5.12.0\",\"uid\":\"u1\"}},\"kind\":\"analytics\",\"type\":\"page_view\"}",
+            "{\"atMs\":7,\"data\":{\"callId\":\"c1\",\"value\":{\"actionId\":\"delete\",\"type\":\"action\"}},\"kind\":\"resolution\",\"type\":\"nativeDialog.present\"}",
+            "{\"atMs\":7,\"data\":{\"input\":{\"type\":\"background\"},\"via\":\"lifecycle\"},\"kind\":\"input\",\"type\":\"background\"}",
+            "{\"atMs\":7,\"data\":{\"input\":{\"sectionId\":\"news\",\"type\":\"todayPage.scrollToSection\"},\"via\":\"command\"},\"kind\":\"input\",\"type\":\"todayPage.scrollToSection\"}",
+            "{\"atMs\":7,\"data\":{\"input\":{\"actionId\":\"a\"},\"via\":\"gesture\"},\"kind\":\"input\",\"type\":\"gesture\"}"
+        )
+        assertEquals(expected, file.readText(Charsets.UTF_8).split("\n").drop(2).filter { it.isNotEmpty() })
+        assertEquals("{\"recorded\":[\"emit\",\"navigation\",\"header\",\"pull\",\"overlay\",\"analytics\",\"resolution\"],\"todaysimTrace\":1,\"toleranceMs\":100}",
+            file.readText(Charsets.UTF_8).split("\n")[0])
+    }
+
+    /** The clock is the app's: times are milliseconds since the recorder was made, in the lines. */
+    @Test fun timesAreTheInjectedClocksSinceTheRecordersStart() {
+        val file = tempTrace()
+        val clock = ManualClock(86_400_000)  // a device up for a day
+        val recorder = TodayPageTraceRecorder(file, mapOf("uid" to "u1"), clock = clock::read)
+        val steps = listOf(0L, 1L, 999L, 1_000L, 5_000L, 5_000L, 123_456L)
+        for (at in steps) {
+            clock.ms = 86_400_000 + at
+            recorder.lifecycle(mapOf("type" to "timerTick"))
+        }
+        clock.ms = 86_400_000 + 100  // a reading from before the last one
+        recorder.lifecycle(mapOf("type" to "timerTick"))
+        recorder.close()
+        assertEquals(listOf(0L) + steps + 123_456L, lines(file).drop(1).map { it["atMs"] })
+    }
+
+    @Test fun theDefaultClockStartsAtZero() {
+        val file = tempTrace()
+        val recorder = TodayPageTraceRecorder(file, mapOf("uid" to "u1"))
+        recorder.lifecycle(mapOf("type" to "foreground"))
+        recorder.close()
+        val at = lines(file)[2]["atMs"] as Long
+        assertTrue("atMs $at: milliseconds since the recorder was made", at in 0L..60_000L)
+    }
+
+    /** A value JSON has no form for writes nothing (as the Swift recorder); the next call writes. */
+    @Test fun aCallWithAValueThatIsNotJsonWritesNothing() {
+        val file = tempTrace()
+        val recorder = TodayPageTraceRecorder(file, mapOf("uid" to "u1"), clock = ManualClock(0)::read)
+        recorder.webEvent(mapOf("type" to "track", "event" to "x", "properties" to mapOf("when" to java.util.Date())))
+        recorder.analytics("page_view", mapOf("ratio" to Double.NaN))
+        recorder.webEvent(mapOf("type" to "track", "event" to "x"))
+        recorder.close()
+        assertEquals(listOf("track"), lines(file).drop(2).map { it["type"] })
+    }
+
+    /** `host` keeps its first 200 characters, counted as the verifier counts them (Unicode scalars). */
+    @Test fun theHostKeepsItsFirst200Characters() {
+        val file = tempTrace()
+        val long = "😀".repeat(150) + "é".repeat(100)
+        TodayPageTraceRecorder(file, mapOf("uid" to "u1"), host = long, clock = ManualClock(0)::read).close()
+        val host = lines(file)[0]["host"] as String
+        assertEquals("😀".repeat(150) + "é".repeat(50), host)
+        assertEquals(200, host.codePointCount(0, host.length))
+    }
+
+    /** Calls from several threads: every line whole, once, and times that never go back. */
+    @Test fun callsFromSeveralThreadsAreSerialized() {
+        val file = tempTrace()
+        val perThread = ThreadLocal<Long>()
+        val recorder = TodayPageTraceRecorder(file, mapOf("uid" to "u1"), clock = { perThread.get() ?: 0L })
+        val threads = 4
+        val calls = 300
+        val start = CountDownLatch(1)
+        val done = CountDownLatch(threads)
+        for (t in 0 until threads) {
+            Thread {
+                start.await()
+                for (i in 0 until calls) {
+                    // Each thread's clock runs at its own pace: a later line may read an earlier time.
+                    perThread.set((i * (t + 1)).toLong())
+                    recorder.analytics("t$t", mapOf("i" to i, "text" to "line \"$i\" of thread $t\n"))
+                    recorder.header(if (i % 2 == 0) "refreshing" else "hidden", "t$t-$i")
+                }
+                done.countDown()
+            }.start()
+        }
+        start.countDown()
+        assertTrue("the threads finished", done.await(60, TimeUnit.SECONDS))
+        recorder.close()
+        val lines = lines(file).drop(2)
+        assertEquals(threads * calls * 2, lines.size)
+        val times = lines.map { it["atMs"] as Long }
+        assertEquals("times never go back", times.sorted(), times)
+        for (t in 0 until threads) {
+            val mine = lines.filter { it["type"] == "t$t" }.map { (it.obj("data").obj("properties")["i"] as Long).toInt() }
+            assertEquals("thread $t: each of its lines once, in its order", (0 until calls).toList(), mine)
+        }
+    }
+}
