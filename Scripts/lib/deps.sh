@@ -14,6 +14,18 @@ ensure_build_dependencies() {
     pkg-config --exists libmicrohttpd sqlite3 libpq
 }
 
+# Scripts/package: dpkg-shlibdeps (dpkg-dev) derives the package's Depends, binutils strips
+# the binary (readelf, strip), and the static link of Foundation needs libcurl's -dev package
+# (FoundationNetworking keeps libcurl a shared library).
+ensure_packaging_tools() {
+    local missing=()
+    command -v dpkg-shlibdeps >/dev/null 2>&1 || missing+=(dpkg-dev)
+    command -v readelf >/dev/null 2>&1 && command -v strip >/dev/null 2>&1 || missing+=(binutils)
+    command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
+    command -v pkg-config >/dev/null 2>&1 && pkg-config --exists libcurl || missing+=(libcurl4-openssl-dev)
+    install_packages "${missing[@]}"
+}
+
 # curl and jq drive the scenario scripts; python3 picks them a free port; the tests run a
 # throwaway PostgreSQL (Scripts/postgres) from Debian's server binaries.
 ensure_test_tools() {
