@@ -1,10 +1,28 @@
 import Foundation
 import Testing
+import TodayHost
 import TodayTraceRecorder
 
 /// The recorder an app copies (issue 21, item 4), driven as an app drives it: what it writes is
 /// the trace format, line by line.
 @Suite struct RecorderTests {
+    /// A long `host` is cut to 200 Unicode scalars, as the verifier counts (not 200 characters:
+    /// "é" written as e + a combining accent is one character and two scalars).
+    @Test func aLongHostIsCutToTheScalarsTheVerifierTakes() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("todaysim-recorder-\(UUID().uuidString).jsonl")
+        defer { try? FileManager.default.removeItem(at: url) }
+        let host = String(repeating: "e\u{301}", count: 150)  // 150 characters, 300 scalars
+        let recorder = try TodayPageTraceRecorder(url: url, creation: ["uid": "u1"], recorded: [.header], host: host, clock: { 0 })
+        recorder.close()
+        let text = try String(contentsOf: url, encoding: .utf8)
+        let header = try #require(try JSONSerialization.jsonObject(with: Data(text.split(separator: "\n")[0].utf8)) as? [String: Any])
+        #expect((header["host"] as? String)?.unicodeScalars.count == 200)
+        #expect(try HostTraceVerifier.verify(text).conforms, "the verifier reads the cut header")
+        let uncut = text.replacingOccurrences(of: String(repeating: "e\u{301}", count: 100) + "\"", with: String(repeating: "e\u{301}", count: 150) + "\"")
+        #expect(uncut != text)
+        #expect(throws: (any Error).self, "a host of 300 scalars is refused") { try HostTraceVerifier.verify(uncut) }
+    }
+
     @Test func itWritesTheHeaderTheCreationAndOneLinePerCall() throws {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("todaysim-recorder-\(UUID().uuidString).jsonl")
         defer { try? FileManager.default.removeItem(at: url) }
