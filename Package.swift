@@ -47,8 +47,11 @@ let package = Package(
         // The OpenAPI document, kept at OpenAPI/todaysim.yaml and served at /openapi.yaml.
         .target(name: "TodayOpenAPI", path: "OpenAPI", plugins: ["EmbedFiles"]),
         // The browser bridge shim (Web/bridge.js, kept for bundling too) served at /bridge.js, and
-        // the dashboard (Web/dashboard.html) served at /.
-        .target(name: "TodayWeb", path: "Web", plugins: ["EmbedFiles"]),
+        // the dashboard (Web/dashboard.html) served at /. Not served, so not embedded: the sources
+        // Scripts/make-bridge makes bridge.js of, and the page clock's timer tracker that the
+        // Python and TypeScript packages ship.
+        .target(name: "TodayWeb", path: "Web", exclude: ["bridge-core.mjs", "bridge-page.js", "virtual-time.js"],
+                plugins: ["EmbedFiles"]),
         // The HTTP API on libmicrohttpd.
         .target(name: "TodayServer", dependencies: ["TodayHost", "TodayStore", "TodayOpenAPI", "TodayWeb", "CMicroHTTPD"]),
         .executableTarget(name: "todaysim", dependencies: ["TodayServer", "TodayStore", "TodayHost", "TodayOpenAPI"]),

@@ -75,9 +75,12 @@ def open_page(session, broken=False):
 
 
 def native_request(session, path, body, request_id):
+    # Answered: the page called emit for it and the bridge has no call in flight, so the answer
+    # reached the host before the test's next input (a clock advance past its deadline, say).
     api("POST", f"/v1/sessions/{session}/{path}", body)
     chrome.wait(f"{session}: the page got {request_id} and answered it",
-                f"fixture.answered.indexOf({json.dumps(request_id)}) >= 0", show="JSON.stringify(fixture.received)")
+                f"fixture.answered.indexOf({json.dumps(request_id)}) >= 0 && todaysimBridge.inFlight === 0",
+                show="JSON.stringify(fixture.received)")
 
 
 def conforming_run():

@@ -12,6 +12,12 @@ import TodayHost
         #expect(reply.status == 200, "the shim needs no token: a page loads it before it has one")
         #expect(reply.header("Content-Type") == "text/javascript; charset=utf-8")
         #expect(reply.bytes == (try RepositoryFiles.bytes("Web/bridge.js")), "GET /bridge.js is Web/bridge.js byte for byte")
+        // Web/bridge.js is made by Scripts/make-bridge: the page's part around the one bridge that
+        // installBridge gives any EventTarget, with its `export`s made local functions.
+        let core = String(decoding: try RepositoryFiles.bytes("Web/bridge-core.mjs"), as: UTF8.self)
+            .replacingOccurrences(of: "\nexport ", with: "\n")
+        #expect(String(decoding: reply.bytes, as: UTF8.self).contains(core.trimmingCharacters(in: .newlines)),
+                "GET /bridge.js carries Web/bridge-core.mjs whole")
     }
 
     @Test func noOriginIsAllowedByDefault() async throws {

@@ -2,9 +2,15 @@
 on the session's clock, between the session's watchdogs; a page that never settles is the
 explorer's error (SettleTimeout), not a breach; the page clock survives the reloads the shim
 makes."""
+import importlib.resources
+import os
+import pathlib
+
 import pytest
 
-from todaysim.page import SettleTimeout
+from todaysim.page import TIMERS_JS, SettleTimeout
+
+REPOSITORY = pathlib.Path(__file__).resolve().parents[2]
 
 
 def bridge_entries(todaysim, session_id, request_id):
@@ -51,3 +57,13 @@ def test_a_page_that_never_settles_is_an_error_not_a_breach(pages, bridged_page)
     with pytest.raises(SettleTimeout) as missed:
         bridged_page(pages + "/pages/timer.html?hang=1")
     assert "did not settle within 2.0 s" in str(missed.value) and "'requests': 1" in str(missed.value)
+
+
+def test_the_timer_tracker_is_the_one_shared_file():
+    """The installed package carries Web/virtual-time.js itself (a file, not the repository's
+    link), and BridgedPage adds exactly that script: one tracker for Python and TypeScript."""
+    installed = importlib.resources.files("todaysim") / "virtual_time.js"
+    shared = (REPOSITORY / "Web" / "virtual-time.js").read_text(encoding="utf-8")
+    assert not os.path.islink(str(installed))
+    assert installed.read_text(encoding="utf-8") == shared == TIMERS_JS
+    assert "window.__todaysimTimers = " in shared

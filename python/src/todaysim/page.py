@@ -18,6 +18,7 @@ is `SettleTimeout` (the explorer's error, never a breach of the contract).
 """
 from __future__ import annotations
 
+import importlib.resources
 import time
 import urllib.parse
 from typing import Any, Optional
@@ -27,61 +28,9 @@ from .client import Client
 #: Page time when the session's clock reads 0 (2026-01-01T00:00:00Z).
 EPOCH_MS = 1_767_225_600_000
 
-TIMERS_JS = r"""
-(() => {
-  if (window.__todaysimTimers) return;
-  const pending = new Map();  // key -> due time (page clock, ms)
-  const st = window.setTimeout, ct = window.clearTimeout, si = window.setInterval, ci = window.clearInterval;
-  const raf = window.requestAnimationFrame, caf = window.cancelAnimationFrame;
-  const run = (fn, args) => (typeof fn === "function" ? fn.apply(window, args) : (0, eval)(String(fn)));
-  window.setTimeout = function (fn, ms, ...args) {
-    const at = Date.now() + Math.max(0, Number(ms) || 0);
-    const id = st.call(window, () => { pending.delete("t" + id); return run(fn, args); }, ms);
-    pending.set("t" + id, at);
-    return id;
-  };
-  window.clearTimeout = function (id) { pending.delete("t" + id); return ct.call(window, id); };
-  window.setInterval = function (fn, ms, ...args) {
-    const every = Math.max(0, Number(ms) || 0);
-    const id = si.call(window, () => { pending.set("t" + id, Date.now() + every); return run(fn, args); }, ms);
-    pending.set("t" + id, Date.now() + every);
-    return id;
-  };
-  window.clearInterval = function (id) { pending.delete("t" + id); return ci.call(window, id); };
-  if (raf) {
-    window.requestAnimationFrame = function (fn) {
-      const id = raf.call(window, (t) => { pending.delete("r" + id); return fn(t); });
-      pending.set("r" + id, Date.now() + 16);
-      return id;
-    };
-    window.cancelAnimationFrame = function (id) { pending.delete("r" + id); return caf.call(window, id); };
-  }
-  // Requests the page's scripts have open (fetch until it settles, XHR until loadend): seen
-  // here at once, where Playwright's request events reach Python a moment later.
-  let requests = 0;
-  const f = window.fetch, send = XMLHttpRequest.prototype.send;
-  if (f) {
-    window.fetch = function (...args) {
-      requests += 1;
-      const done = () => { requests -= 1; };
-      const call = f.apply(this, args);
-      call.then(done, done);
-      return call;
-    };
-  }
-  XMLHttpRequest.prototype.send = function (...args) {
-    requests += 1;
-    this.addEventListener("loadend", () => { requests -= 1; }, {once: true});
-    try { return send.apply(this, args); } catch (e) { requests -= 1; throw e; }
-  };
-  window.__todaysimRequests = () => requests;
-  window.__todaysimTimers = () => {
-    let next = null;
-    for (const at of pending.values()) if (next === null || at < next) next = at;
-    return {now: Date.now(), next, count: pending.size};
-  };
-})();
-"""
+#: The timer tracker (`Web/virtual-time.js` in the repository, shipped here as
+#: `virtual_time.js`): one script for this package and the TypeScript Playwright helper.
+TIMERS_JS = (importlib.resources.files("todaysim") / "virtual_time.js").read_text(encoding="utf-8")
 
 # What the page says about settling, in one look (one trip to the page: about 2.4 ms here, where
 # the page reading the session's view itself made a round cost 10 ms against 6.6 ms for a look,

@@ -1,0 +1,1 @@
+../../../Web/virtual-time.js
