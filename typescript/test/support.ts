@@ -8,8 +8,8 @@ import { fileURLToPath } from "node:url";
 import { Client, OPERATIONS, TodaysimServer } from "../src/index.js";
 import type { OperationId } from "../src/index.js";
 
-/** typescript/ (the tests run from build/test/). */
-export const PACKAGE = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+/** typescript/: TODAYSIM_TS_PACKAGE (Scripts/typescript-test compiles the tests elsewhere), else two up from build/test/. */
+export const PACKAGE = process.env.TODAYSIM_TS_PACKAGE ?? join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const ROOT = join(PACKAGE, "..");
 
 export function binary(): string {
