@@ -11,6 +11,7 @@ forbid other keys at run time). `--check` exits 1 when the file on disk differs 
 document makes (Scripts/test runs it: the models are generated, and checked in CI).
 Needs PyYAML (installed with the package's test extra).
 """
+import difflib
 import keyword
 import os
 import sys
@@ -107,23 +108,39 @@ class Generator:
         return "\n".join(header + self.lines).rstrip() + "\n"
 
 
+def load_document(path=None):
+    """The OpenAPI document at `path` (default OpenAPI/todaysim.yaml), parsed."""
+    with open(path or DEFAULT_DOCUMENT, encoding="utf-8") as file:
+        return yaml.safe_load(file)
+
+
+def write_or_check(output, text, check, tool, summary):
+    """Writes `text` to `output`, or with `check` compares them: a stale file exits 1 naming the
+    difference (a unified diff, cut short) and the tool that remakes it. Shared with
+    typescript/tools/generate_types.py, so both generators' drift checks read alike."""
+    shown = os.path.relpath(output, os.path.join(HERE, "..", ".."))
+    if check:
+        current = open(output, encoding="utf-8").read() if os.path.exists(output) else ""
+        if current != text:
+            diff = list(difflib.unified_diff(current.splitlines(), text.splitlines(), f"{shown} (on disk)",
+                                             f"{shown} (what the sources make)", lineterm="", n=1))
+            cut = diff[:60] + ([f"... {len(diff) - 60} more diff lines"] if len(diff) > 60 else [])
+            print(f"{shown} is not what its sources make: run {tool}", *cut, sep="\n", file=sys.stderr)
+            return 1
+        print(f"{shown} matches its sources ({summary})")
+        return 0
+    with open(output, "w", encoding="utf-8") as file:
+        file.write(text)
+    print(f"wrote {shown}")
+    return 0
+
+
 def main(argv):
     check = "--check" in argv
     paths = [arg for arg in argv if not arg.startswith("--")]
-    with open(paths[0] if paths else DEFAULT_DOCUMENT, encoding="utf-8") as file:
-        text = Generator(yaml.safe_load(file)).run()
-    if check:
-        current = open(OUTPUT, encoding="utf-8").read() if os.path.exists(OUTPUT) else ""
-        if current != text:
-            print("python/src/todaysim/models.py is not what OpenAPI/todaysim.yaml makes: run python/tools/generate_models.py",
-                  file=sys.stderr)
-            return 1
-        print(f"models.py matches the OpenAPI document ({text.count(' = TypedDict(')} TypedDicts)")
-        return 0
-    with open(OUTPUT, "w", encoding="utf-8") as file:
-        file.write(text)
-    print(f"wrote {os.path.relpath(OUTPUT)}")
-    return 0
+    text = Generator(load_document(paths[0] if paths else None)).run()
+    return write_or_check(OUTPUT, text, check, "python/tools/generate_models.py",
+                          f"{text.count(' = TypedDict(')} TypedDicts")
 
 
 if __name__ == "__main__":
