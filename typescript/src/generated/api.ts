@@ -43,6 +43,22 @@ export const SCHEMAS = [
   "LiveWidgetCreationPresentEvent",
   "NativeDialogPresentEvent",
   "RawWebEvent",
+  "WebToNativeEvent",
+  "LiveWidgetCreationResult",
+  "NativeDialogPending",
+  "NativeDialogRefused",
+  "NativeDialogChosen",
+  "NativeDialogDismissed",
+  "NativeDialogAnswer",
+  "NativeDialogSettlement",
+  "NativeDialogResult",
+  "NativeToWebEvent",
+  "RefreshRequestedEvent",
+  "VisibilityWillChangeEvent",
+  "VisibilityChangedEvent",
+  "ScrollToSectionEvent",
+  "ScrollBehavior",
+  "TodayWebView",
   "CommandRequest",
   "ClockRequest",
   "DialogAction",
@@ -226,8 +242,9 @@ export type LifecycleRequest = {
 
 /**
  * A Web → native bridge message exactly as Web emits it (H21): one of the ten messages
- * the bridge knows, its fields typed (the `type` names the schema, `discriminator`), or
- * `RawWebEvent`: any other message with a string `type`. The HTTP answer is `200` for
+ * the bridge knows, its fields typed (the `type` names the schema, `discriminator`; the
+ * same ten as `WebToNativeEvent`, the bridge contract), or `RawWebEvent`: any other
+ * message with a string `type`. The HTTP answer is `200` for
  * every one: a known event that breaks its shape is the bridge's to judge (`outcome`
  * `rejected`, the broken field in `reason`; M8 for a `todayPage.*` event) and a type it
  * does not know is `ignored` (`unknownEvent`), so a client relays a broken page's
@@ -371,6 +388,131 @@ export type RawWebEvent = {
   actions?: unknown;
 };
 
+/**
+ * The bridge contract, Web → native: every message `window.todayWebViewBridge.emit(type,
+ * payload)` sends that this host knows (H21–H27), one schema per `type` (the
+ * `discriminator` maps each `type` to its payload schema; the message is the payload with
+ * `type` added). `WebEvent` is this union plus `RawWebEvent`, what a client may relay of a
+ * broken page.
+ *
+ * `x-todaysim-bridge` says, per `type`, what the bridge call gives back:
+ *
+ * - `returns`: what the Promise of `emit()` resolves to in the page (`/bridge.js`), a
+ *   schema of this document, or `null` when it resolves `undefined`;
+ * - `answer`: the `resolution` of the HTTP answer (`InputResponse`) to the same message
+ *   at `/web-events`, or `null` when it is `null`.
+ *
+ * They differ for `nativeDialog.present` only: the server answers `{pending: callId}` at
+ * once and the call settles later (a `resolution` timeline entry, `NativeDialogSettlement`),
+ * which `/bridge.js` waits for, so the page's Promise resolves the settlement. A message
+ * that breaks its schema is `rejected` (or, for a type this host does not know, `ignored`)
+ * and resolves `undefined`; so does a dialog whose `actionId`s repeat, which no JSON
+ * Schema keyword expresses. Every `todayPage.*` call resolves `undefined` (H21), even when
+ * the HTTP call fails.
+ */
+export type WebToNativeEvent = RefreshStartedEvent | RefreshResultEvent | FirstBatchRenderedEvent | AllBatchesRenderedEvent | LoadFailedEvent | LoadingPresentationEvent | TrackEvent | NavigationActionEvent | LiveWidgetCreationPresentEvent | NativeDialogPresentEvent;
+
+/**
+ * What `liveWidgetCreation.present` resolves to (H26), in the page and in the HTTP
+ * answer: `true` when the creation sheet was presented; `false` when it was up already or
+ * the host does not advertise `live_widget_creation.v1`.
+ */
+export type LiveWidgetCreationResult = {
+  presented: boolean;
+};
+
+/** The HTTP answer to a `nativeDialog.present` that opened a dialog (H27); the call settles later with the same `callId` (`NativeDialogSettlement`). */
+export type NativeDialogPending = {
+  /** The call's id, as the session view's `dialog.callId`. */
+  pending: string;
+};
+
+/** A `nativeDialog.present` the host refused at once (H27), in the page and in the HTTP answer. */
+export type NativeDialogRefused = {
+  /** `busy`: a dialog is open already; `unavailable`: the host does not advertise `native_dialog.v1`. */
+  type: "busy" | "unavailable";
+};
+
+/** The user chose one of the dialog's actions (`dialog.choose`, H27). */
+export type NativeDialogChosen = {
+  type: "action";
+  actionId: BridgeId;
+};
+
+/** The dialog went without a choice (`dialog.dismiss`, a navigation, an account switch, the teardown; H19, H20, H27). */
+export type NativeDialogDismissed = {
+  type: "dismissed";
+};
+
+/** The `resolution` of the HTTP answer to a `nativeDialog.present` (H27). */
+export type NativeDialogAnswer = NativeDialogPending | NativeDialogRefused;
+
+/** How a pending dialog call settled: the `value` of its `resolution` timeline entry (H27). */
+export type NativeDialogSettlement = NativeDialogChosen | NativeDialogDismissed;
+
+/** What `emit("nativeDialog.present", …)` resolves to in the page (H27), the settlement of an opened dialog or the refusal at once. */
+export type NativeDialogResult = NativeDialogChosen | NativeDialogDismissed | NativeDialogRefused;
+
+/**
+ * The bridge contract, native → Web: every message the host sends the page (H4, H15,
+ * H28), one schema per `type` (the `discriminator` maps each `type` to its schema). Each
+ * is exactly an `emit` timeline entry's `data.payload`, and what `/bridge.js` dispatches
+ * on `window` as the `detail` of a `todayNativeEvent` `CustomEvent`. `schemaVersion` is
+ * always 1; no other field is ever sent.
+ */
+export type NativeToWebEvent = RefreshRequestedEvent | VisibilityWillChangeEvent | VisibilityChangedEvent | ScrollToSectionEvent;
+
+/**
+ * A native soft request (H4): Web refreshes and answers `todayPage.refreshResult` with
+ * this `requestId` before the shared deadline (H5, H7). `reason` says what made it (a
+ * pull, a foreground return, a created Live Widget, a tab activation); a socket event or
+ * a timer tick sends none (legacy, silent).
+ */
+export type RefreshRequestedEvent = {
+  type: "todayPage.refreshRequested";
+  schemaVersion: SchemaVersion;
+  requestId: BridgeId;
+  reason?: RefreshReason;
+};
+
+/** The WebView is about to be hidden (`visible` false, the app went to the background) or shown (`visible` true, it came back), always just before `webView.visibilityChanged` (H15). */
+export type VisibilityWillChangeEvent = {
+  type: "webView.visibilityWillChange";
+  schemaVersion: SchemaVersion;
+  visible: boolean;
+};
+
+/** The WebView was hidden (`visible` false) or shown (`visible` true), right after `webView.visibilityWillChange` (H15). */
+export type VisibilityChangedEvent = {
+  type: "webView.visibilityChanged";
+  schemaVersion: SchemaVersion;
+  visible: boolean;
+};
+
+/** A native command (H28, `POST …/commands`) to scroll to a section, defaults filled in; it has no reply. */
+export type ScrollToSectionEvent = {
+  type: "todayPage.scrollToSection";
+  schemaVersion: SchemaVersion;
+  batchId: BridgeId;
+  behavior: ScrollBehavior;
+  highlight: boolean;
+};
+
+/** How the page scrolls to a section (H28). */
+export type ScrollBehavior = "auto" | "smooth";
+
+/**
+ * `window.__todayWebView`: what the host injects at document start, before the page's
+ * scripts run (H2), and the session view's `document.injected`; `/bridge.js` sets it
+ * from the session. A page emits an event behind a capability (`todayPage.refreshStarted`,
+ * `liveWidgetCreation.present`, `nativeDialog.present`) only when `capabilities` lists it.
+ */
+export type TodayWebView = {
+  platform: Platform;
+  surface: "embedded";
+  capabilities: string[];
+};
+
 /** A native → Web command (H28). Unknown types are `400 unknown_input`. */
 export type CommandRequest = {
   type: "todayPage.scrollToSection";
@@ -378,7 +520,7 @@ export type CommandRequest = {
   schemaVersion?: 1;
   /** The section to scroll to. */
   batchId: string;
-  behavior?: "auto" | "smooth";
+  behavior?: ScrollBehavior;
   highlight?: boolean;
 };
 
@@ -471,12 +613,8 @@ export type SessionView = {
     /** The native loading overlay (H23). */
     overlay: "visible" | "hidden";
     cause: "initial" | "recovery" | "manualRepeat" | "termination" | "accountSwitch" | "navigation";
-    /** What was injected at document start (H2). */
-    injected: {
-      platform: Platform;
-      surface: "embedded";
-      capabilities: string[];
-    };
+    /** What was injected at document start (H2), the page's `window.__todayWebView`. */
+    injected: TodayWebView;
   };
   /** The native header feedback (H12–H14). */
   header: {
@@ -553,15 +691,10 @@ export type InputResponse = {
    * every input that is not a Web event; `{presented}` for `liveWidgetCreation.present`
    * (H26); `{pending: callId}`, `{type: "busy"}` or `{type: "unavailable"}` for
    * `nativeDialog.present` (H27; a pending call's final value appears later as a
-   * `resolution` entry).
+   * `resolution` entry). Per event type, `WebToNativeEvent`'s `x-todaysim-bridge`
+   * names the schema (`answer`).
    */
-  resolution: null | {
-    presented: boolean;
-  } | {
-    pending: string;
-  } | {
-    type: "busy" | "unavailable";
-  };
+  resolution: null | LiveWidgetCreationResult | NativeDialogPending | NativeDialogRefused;
   /** The timeline entries this input appended, in order. */
   entries: TimelineEntry[];
   session: SessionView;
