@@ -1,0 +1,145 @@
+// The Playwright helper on real pages: playwright-core (the copy PyPI's `playwright` wheel
+// ships) driving Debian's Chromium against this build's binary. The fixture Today Page conforms
+// through every scenario that shows one of its planted bugs; each planted bug (`?bug=NAME`,
+// Scripts/examples/today-page/index.html) fails expectConforms() with its code; a page timer
+// at 4,999 ms answers before the 5 s deadline and one at 5,000 ms is late (python/tests/
+// test_page.py, the same on one virtual time); a page that never settles is an error, not a
+// breach.
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { BridgedPage, ConformanceError, SettleTimeout } from "../src/playwright.js";
+import type { Step } from "../src/playwright.js";
+import type { Client, TimelineEntry, TodaysimServer } from "../src/index.js";
+import { launchChromium, servePages } from "./browser.js";
+import type { Pages, TestBrowser, TestContext } from "./browser.js";
+import { startServer } from "./support.js";
+
+let server: TodaysimServer;
+let todaysim: Client;
+let browser: TestBrowser;
+let pages: Pages;
+const contexts: TestContext[] = [];
+let made = 0;
+
+before(async () => {
+  [server, browser, pages] = await Promise.all([startServer(), launchChromium(), servePages()]);
+  todaysim = server.client({ fieldValidation: "Strict" });
+}, { timeout: 120_000 });
+
+after(async () => {
+  for (const context of contexts) await context.close();
+  await browser?.close();
+  await pages?.close();
+  await server?.stop();
+});
+
+/** A new session and a page of a new context showing `url` on the session's clock. */
+async function bridged(url: string): Promise<BridgedPage> {
+  const view = await todaysim.createSession({ uid: "ts-playwright", id: `pw-${++made}` });
+  const context = await browser.newContext();
+  contexts.push(context);
+  return new BridgedPage(todaysim, view.id, await context.newPage(), url).open();
+}
+
+async function run(page: BridgedPage, steps: Step[]): Promise<void> {
+  for (const step of steps) await page.step(step);
+}
+
+// bug -> (the code it breaks, the shortest scenario known: python/tests/test_explore.py's PLANTED)
+const PLANTED: { [bug: string]: [string, Step[]] } = {
+  // A pull while the boot fetch runs is dropped instead of joining it; the 5 s deadline passes.
+  "busy-drop": ["M7", [{ gesture: { type: "pull" } }, { clock: { advanceMs: 5000 } }]],
+  // Header feedback for a user pull.
+  "pull-header": ["M3", [{ gesture: { type: "pull" } }]],
+  // The boot fetch (50 ms) answers its id twice.
+  "double": ["M1", [{ clock: { advanceMs: 50 } }]],
+  // The host reloads a terminated page; it renders before releasing the overlay.
+  "render-first": ["M9", [{ lifecycle: { type: "webContentTerminated" } }]],
+  // Away 5 s and back: the app_foreground request is never answered before its deadline.
+  "background-drop": ["M7", [{ lifecycle: { type: "background" } }, { clock: { advanceMs: 5000 } },
+    { lifecycle: { type: "foreground" } }, { clock: { advanceMs: 5000 } }]],
+  // The reload after a termination is answered with the id the previous document answered.
+  "stale-reload-id": ["M1", [{ clock: { advanceMs: 50 } }, { lifecycle: { type: "webContentTerminated" } },
+    { clock: { advanceMs: 50 } }]],
+};
+
+test("the fixture page conforms through every scenario that shows a planted bug", async () => {
+  const page = await bridged(pages.today);
+  // Each bug's scenario in turn (a pull during the boot fetch, the deadline, a background and
+  // foreground round trip, a termination and its reload), on the page as written.
+  await run(page, [
+    { gesture: { type: "pull", requestId: "p1" } }, { clock: { advanceMs: 5000 } },
+    { lifecycle: { type: "background" } }, { clock: { advanceMs: 5000 } },
+    { lifecycle: { type: "foreground", requestId: "fg1" } }, { clock: { advanceMs: 5000 } },
+    { lifecycle: { type: "webContentTerminated", requestId: "t1" } }, { clock: { advanceMs: 1000 } },
+  ]);
+  await page.expectConforms();
+  const report = await page.report();
+  const outcomes = Object.fromEntries(report.requests.map((r) => [r.requestId, r.outcome]));
+  assert.deepEqual([outcomes.p1, outcomes.fg1, outcomes.t1], ["succeeded", "succeeded", "succeeded"]);
+  const view = await todaysim.readSession(page.sessionId);
+  assert.deepEqual([view.clock.nowMs, view.document.loadId], [16_000, 2]);
+  assert.equal(await page.pageNowMs(), 16_000);
+});
+
+for (const [bug, [code, steps]] of Object.entries(PLANTED)) {
+  test(`the planted bug ${bug} fails expectConforms() with ${code}`, async () => {
+    const page = await bridged(`${pages.today}?bug=${bug}`);
+    await run(page, steps);
+    let failure: unknown;
+    await page.expectConforms().catch((error: unknown) => { failure = error; });
+    assert.ok(failure instanceof ConformanceError, `${bug}: expectConforms() passed`);
+    const violations = failure.report.violations;
+    assert.ok(violations.some((v) => v.type === code), `${bug}: ${failure.message}`);
+    // The message lists every violation with its rule, then the timeline's tail.
+    const [listed, tail] = failure.message.split("\ntimeline (last ");
+    for (const v of violations) assert.match(listed, new RegExp(`^  ${v.rule ?? v.type} at ${v.atMs} ms`, "m"));
+    assert.match(tail, new RegExp(`^\\d+ of \\d+\\):\\n(  #\\d+ \\d+ ms \\w+ .*\\n?)+$`));
+    assert.match(tail, new RegExp(` violation ${code}\\b.*\\[${code}\\]`));
+  });
+}
+
+function answersOf(entries: TimelineEntry[], requestId: string): number[] {
+  return entries.filter((e) => e.kind === "bridge" && e.type === "todayPage.refreshResult" && e.requestId === requestId)
+    .map((e) => e.atMs);
+}
+
+async function entries(sessionId: string): Promise<TimelineEntry[]> {
+  const found: TimelineEntry[] = [];
+  for await (const entry of todaysim.timelineEntries(sessionId)) found.push(entry);
+  return found;
+}
+
+test("a page timer at 4,999 ms answers before the 5 s deadline", async () => {
+  const page = await bridged(`${pages.base}/pages/timer.html?delay=4999`);
+  await page.step({ gesture: { type: "pull", requestId: "p1" } });
+  await page.step({ clock: { advanceMs: 12_000 } });
+  assert.deepEqual(answersOf(await entries(page.sessionId), "p1"), [4999]);
+  const report = await page.report();
+  assert.deepEqual([report.conforms, report.requests.map((r) => r.outcome)], [true, ["succeeded"]]);
+  assert.equal(await page.pageNowMs(), 12_000);
+  assert.equal((await todaysim.readSession(page.sessionId)).clock.nowMs, 12_000);
+});
+
+test("a page timer at 5,000 ms is late", async () => {
+  const page = await bridged(`${pages.base}/pages/timer.html?delay=5000`);
+  await page.step({ gesture: { type: "pull", requestId: "p1" } });
+  await page.step({ clock: { advanceMs: 12_000 } });
+  // The deadline fires at 5,000 ms first (the session's timers act before the page's at one
+  // millisecond): the request times out (M7) and the document reloads (H9), taking the page's
+  // pending answer with it.
+  const report = await page.report();
+  assert.deepEqual(report.violations.slice(0, 1).map((v) => [v.type, v.requestId, v.atMs]), [["M7", "p1", 5000]]);
+  assert.deepEqual(answersOf(await entries(page.sessionId), "p1"), []);
+  assert.equal((await todaysim.readSession(page.sessionId)).document.cause, "recovery");
+  await assert.rejects(page.expectConforms(), (error) => error instanceof ConformanceError && /^ {2}M7 at 5000 ms \(p1\): /m.test(error.message));
+});
+
+test("a page that never settles is an error, not a breach", async () => {
+  let failure: unknown;
+  await bridged(`${pages.base}/pages/timer.html?hang=1`).catch((error: unknown) => { failure = error; });
+  assert.ok(failure instanceof SettleTimeout, String(failure));
+  assert.match(failure.message, /did not settle within 2000 ms: .*"requests":1/);
+  const id = `pw-${made}`;
+  assert.deepEqual([(await todaysim.report(id)).conforms, (await todaysim.readSession(id)).counts.violations], [true, 0]);
+});
