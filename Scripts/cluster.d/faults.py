@@ -147,10 +147,25 @@ def check_inputs(fleet, report, load):
         view = once(fleet, "GET", f"/v1/sessions/{session}").json()
         if view["version"] != 1 + len(answers):
             wrong.append(f"{session}: version {view['version']} after {len(answers)} inputs")
-        if once(fleet, "POST", f"/v1/sessions/{session}/lifecycle", {"type": "background"}).status != 200:
-            wrong.append(f"{session}: takes no further input")
+        further = continues(fleet, session)
+        if further.status != 200:
+            wrong.append(f"{session}: takes no further input ({further.status} {further.body[:200]!r})")
     report.check(5, "every acknowledged input stored exactly once, as answered; every session continues",
                  not wrong, "; ".join(wrong[:4]) or f"{load.acknowledged()} inputs in {load.clients} sessions")
+
+
+def continues(fleet, session, seconds=60):
+    """One more input, sent as the load's clients send theirs: with an Idempotency-Key, retried on
+    502 and 503 (a replica whose database connections died with the PostgreSQL restart answers 503
+    until it has reconnected; nginx may still pick it), until answered or the deadline passes."""
+    deadline = time.monotonic() + seconds
+    while True:
+        answer = once(fleet, "POST", f"/v1/sessions/{session}/lifecycle", {"type": "background"},
+                      {"Idempotency-Key": f"{session}-continues"})
+        if answer.status not in RETRIED or time.monotonic() > deadline:
+            return answer
+        print(f"     {session}: its further input answered {answer.status}, retried with its key", flush=True)
+        time.sleep(0.05)
 
 
 def check_timers(fleet, report, load, bound_ms):
