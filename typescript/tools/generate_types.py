@@ -12,10 +12,13 @@ a union of one-property objects; arrays, maps, `[T, 'null']` as TypeScript spell
 `if`/`then`/`not` are checks at run time, not types), `SCHEMAS` (their names in document order),
 `OPERATIONS` (each operation's method and path) and the interface `Operations` (per operation
 its path parameters, query, headers, body and answer), which the client's signatures are
-written against. `--check` exits 1 naming the difference when api.ts or package.json's version
-is not what the sources make (Scripts/typescript-test runs it). `--to-json` lets the package's
-tests read the document a server serves (Node has no YAML parser). Needs PyYAML; the document
-loading and the drift check are python/tools/generate_models.py's.
+written against. bridge.ts holds the bridge contract's lookups per message type (the whole
+message, what `emit()` resolves to, the HTTP answer), made by tools/bridge_contract.py from
+`WebToNativeEvent` and `NativeToWebEvent`. `--check` exits 1 naming the difference when api.ts,
+bridge.ts or package.json's version is not what the sources make (Scripts/typescript-test runs
+it). `--to-json` lets the package's tests read the document a server serves (Node has no YAML
+parser). Needs PyYAML; the document loading and the drift check are
+python/tools/generate_models.py's.
 """
 import json
 import os
@@ -26,8 +29,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 PACKAGE = os.path.join(HERE, "..")
 sys.path.insert(0, os.path.join(HERE, "..", "..", "python", "tools"))
 from generate_models import load_document, write_or_check  # noqa: E402  (the shared half)
+from bridge_contract import bridge_module  # noqa: E402  (src/generated/bridge.ts)
 
 OUTPUT = os.path.join(PACKAGE, "src", "generated", "api.ts")
+BRIDGE_OUTPUT = os.path.join(PACKAGE, "src", "generated", "bridge.ts")
 PACKAGE_JSON = os.path.join(PACKAGE, "package.json")
 VERSION_FILE = os.path.join(PACKAGE, "..", "VERSION")
 PRIMITIVES = {"string": "string", "integer": "number", "number": "number", "boolean": "boolean", "null": "null"}
@@ -247,6 +252,8 @@ def main(argv):
     tool = "python3 typescript/tools/generate_types.py"
     failed = write_or_check(OUTPUT, text, check, tool,
                             f"{len(generator.schemas)} schemas, {len(generator.operations())} operations")
+    failed |= write_or_check(BRIDGE_OUTPUT, bridge_module(generator.schemas, doc_comment), check, tool,
+                             "the bridge contract's message types")
     failed |= write_or_check(PACKAGE_JSON, package_json_with(version), check, tool, f"version {version}")
     return failed
 
