@@ -45,3 +45,51 @@ def test_the_plugins_fixtures_in_a_suite_of_their_own(pytester, monkeypatch, tod
         with pytest.raises(TodaysimError) as gone:
             todaysim.read_session(session_id)
         assert gone.value.status == 404
+
+
+# pytest-playwright's fixtures as that plugin gives them (registered under its name, so the
+# plugin takes its `page` and `browser`), on a real Chromium: the first bridged page is its `page`,
+# a further one a page of a context of its own (it once got the same `page` again).
+PLAYWRIGHT_CONFTEST = '''
+import pytest
+from playwright.sync_api import sync_playwright
+from todaysim.plugin import browser_executable
+
+class PytestPlaywright:
+    @pytest.fixture(scope="session")
+    def browser(self):
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=browser_executable(playwright))
+            yield browser
+            browser.close()
+
+    @pytest.fixture
+    def page(self, browser):
+        context = browser.new_context()
+        yield context.new_page()
+        context.close()
+
+def pytest_configure(config):
+    config.pluginmanager.register(PytestPlaywright(), "playwright")
+'''
+
+PLAYWRIGHT_SUITE = '''
+def test_two_bridged_pages(bridged_page, page):
+    first = bridged_page(PAGE, id="plugin-pw1")
+    second = bridged_page(PAGE, id="plugin-pw2")
+    assert first.page is page
+    assert second.page is not page and second.page.context is not page.context
+    for bridged in (first, second):
+        bridged.step({"gesture": {"type": "pull", "requestId": "p1"}})
+        bridged.step({"clock": {"advanceMs": 12000}})
+        assert bridged.report()["conforms"]
+'''
+
+
+def test_with_pytest_playwright_a_further_page_is_a_page_of_its_own(pytester, monkeypatch, todaysim_server, today_page):
+    monkeypatch.setenv("TODAYSIM_URL", todaysim_server.url)
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    pytester.makeconftest(PLAYWRIGHT_CONFTEST)
+    pytester.makepyfile(test_suite=PLAYWRIGHT_SUITE.replace("PAGE", repr(today_page)))
+    result = pytester.runpytest_subprocess("-p", "todaysim.plugin", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)

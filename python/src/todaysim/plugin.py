@@ -138,7 +138,7 @@ def todaysim_browser(request):
 @pytest.fixture
 def bridged_page(request, todaysim, host_session, todaysim_browser):
     """`bridged_page(url=None, **session_fields)` → an opened `BridgedPage`."""
-    contexts = []
+    contexts, opened = [], []
 
     def open_page(url: Optional[str] = None, **fields: Any) -> BridgedPage:
         target = url or request.config.getoption("todaysim_page") or os.environ.get("TODAY_PAGE_URL")
@@ -146,12 +146,13 @@ def bridged_page(request, todaysim, host_session, todaysim_browser):
             raise pytest.UsageError("bridged_page needs the page under test: bridged_page(url), --todaysim-page URL or TODAY_PAGE_URL")
         check_origin(todaysim, target)  # OriginRefused, naming --allow-origin, before a session is made
         view = host_session(**fields)
-        if todaysim_browser is None and not contexts:
+        if todaysim_browser is None and not opened:
             page = request.getfixturevalue("page")  # pytest-playwright's: its context per test
-        else:
+        else:  # a further page gets a context of its own, never pytest-playwright's page again
             context = todaysim_browser.new_context() if todaysim_browser else request.getfixturevalue("browser").new_context()
             contexts.append(context)
             page = context.new_page()
+        opened.append(page)
         return BridgedPage(todaysim, view["id"], page, target).open()
 
     yield open_page
