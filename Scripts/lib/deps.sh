@@ -135,3 +135,14 @@ ensure_nginx() {
     [ -x "$NGINX_BIN" ] || { echo "nginx is not installed at $NGINX_BIN" >&2; return 1; }
     export NGINX_BIN
 }
+
+# The tests' venv with the Python package (python/) installed from this clone, for the package's
+# own tests and the system tests (systemtests/). The package's dependencies come from PyPI by its
+# own ranges; pinned here to what the venv already holds, so a run installs nothing new (and works
+# offline) once the venv exists.
+ensure_package_venv() {
+    local root
+    root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+    ensure_test_venv 'playwright==1.65.2' 'pytest==9.2.0' 'httpx==0.28.1' 'pyyaml==6.0.4' 'hypothesis>=6.100,<7'
+    "$TEST_VENV/bin/pip" install -q --disable-pip-version-check --no-deps --force-reinstall "$root/python" >/dev/null
+}

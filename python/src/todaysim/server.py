@@ -42,8 +42,10 @@ class Server:
     machine starts it slowly; a server that exits or never listens is an error with its log)."""
 
     def __init__(self, binary: Optional[str] = None, args: Sequence[str] = (), db: str = ":memory:",
-                 allow_origin: Optional[str] = "*", token: Optional[str] = None, start_timeout: float = 60.0):
+                 allow_origin: Optional[str] = "*", token: Optional[str] = None, start_timeout: float = 60.0,
+                 port: int = 0):
         self.binary = binary or find_binary()
+        self.port = port  # 0: the kernel's pick; a fixed port lets a test restart it where clients expect it
         self.args, self.db, self.allow_origin, self.token = list(args), db, allow_origin, token
         self.start_timeout = start_timeout
         self.url: Optional[str] = None
@@ -51,12 +53,13 @@ class Server:
         self.log_lines: collections.deque = collections.deque(maxlen=500)  # its stderr's last lines
 
     def start(self) -> "Server":
-        command = [self.binary, "serve", "--host", "127.0.0.1", "--port", "0", "--db", self.db]
+        command = [self.binary, "serve", "--host", "127.0.0.1", "--port", str(self.port), "--db", self.db]
         if self.allow_origin:
             command += ["--allow-origin", self.allow_origin]
         if self.token:
             command += ["--token", self.token]
         command += self.args
+        self.url = None
         self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                         text=True, errors="replace")
         found = threading.Event()
@@ -100,6 +103,14 @@ class Server:
                 self.process.kill()
                 self.process.wait()
         return self.process.returncode
+
+    def kill(self) -> Optional[int]:
+        """SIGKILL (a crash: nothing of the server's own shutdown runs), then its exit code."""
+        if self.process is None:
+            return None
+        if self.process.poll() is None:
+            self.process.kill()
+        return self.process.wait()
 
     def client(self, **options) -> Client:
         return Client(self.url, token=self.token, **options)

@@ -1,0 +1,80 @@
+"""Fixtures of the system tests: the binary under test (`--todaysim-bin` or TODAYSIM_BIN),
+servers started the package's one way and always stopped, figures reported beside their goals
+at the end of the run, and `--long` for the long versions (`@pytest.mark.long`)."""
+from __future__ import annotations
+
+import os
+from typing import Any, Callable, Iterator
+
+import pytest
+from todaysim.server import Server
+
+from support import Figure
+
+FIGURES: list[Figure] = []
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--todaysim-bin", default=os.environ.get("TODAYSIM_BIN"),
+                     help="the todaysim binary under test (default: TODAYSIM_BIN)")
+    parser.addoption("--long", action="store_true",
+                     help="run the long versions (tests marked long) and hold every goal")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if config.getoption("--long"):
+        return
+    skip = pytest.mark.skip(reason="the long version: run with --long")
+    for item in items:
+        if "long" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture(scope="session")
+def long_version(pytestconfig: pytest.Config) -> bool:
+    return bool(pytestconfig.getoption("--long"))
+
+
+@pytest.fixture(scope="session")
+def binary(pytestconfig: pytest.Config) -> str:
+    path = pytestconfig.getoption("--todaysim-bin")
+    if not path or not (os.path.isfile(path) and os.access(path, os.X_OK)):
+        pytest.exit(f"no todaysim binary: pass --todaysim-bin or set TODAYSIM_BIN (got {path!r})", returncode=2)
+    return str(os.path.abspath(path))
+
+
+@pytest.fixture
+def start_server(binary: str) -> Iterator[Callable[..., Server]]:
+    """`start_server(db=..., args=[...], port=...)`: a started `todaysim serve`; every server
+    a test started is stopped (SIGTERM) when the test ends, whatever happened."""
+    started: list[Server] = []
+
+    def start(**options: Any) -> Server:
+        server = Server(binary=binary, **options)
+        started.append(server)
+        return server.start()
+
+    yield start
+    for server in started:
+        server.stop()
+
+
+@pytest.fixture
+def figure(request: pytest.FixtureRequest, long_version: bool) -> Callable[..., Figure]:
+    """`figure(name, value, unit, goal=None, higher_is_better=False)`: records a figure, printed
+    in the run's summary; in the long version a missed goal fails the test."""
+    def record(name: str, value: float, unit: str = "", goal: float | None = None,
+               higher_is_better: bool = False) -> Figure:
+        measured = Figure(request.node.nodeid, name, value, unit, goal, higher_is_better)
+        FIGURES.append(measured)
+        if long_version and measured.met is False:
+            pytest.fail(measured.line())
+        return measured
+    return record
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    if FIGURES:
+        terminalreporter.section("figures (goals are held only by --long)")
+        for measured in FIGURES:
+            terminalreporter.write_line(measured.line())
