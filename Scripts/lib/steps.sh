@@ -27,11 +27,11 @@ cpu_seconds() {
            printf "%d", total + 0.5 }'
 }
 
-# Children's user + system seconds so far. `times` runs in this shell (in a pipe or a $(…) it
-# would run in a subshell, which has no children of its own yet).
+# Children's user + system seconds so far, in STEPS_CPU_NOW. Not a $(…): `times` must run in
+# this shell (a subshell has no children of its own yet).
 children_cpu() {
     times >"$STEPS_OUT/times"
-    sed -n 2p "$STEPS_OUT/times" | cpu_seconds
+    STEPS_CPU_NOW=$(sed -n 2p "$STEPS_OUT/times" | cpu_seconds)
 }
 
 step_record() {  # NAME WALL CPU STATUS
@@ -43,7 +43,8 @@ step() {
     local name=$1 began cpu status=0
     shift
     began=$(date +%s)
-    cpu=$(children_cpu)
+    children_cpu
+    cpu=$STEPS_CPU_NOW
     echo "── $name" >&2
     if [ "$(type -t "$1")" = file ]; then
         setsid "$@" &
@@ -53,7 +54,8 @@ step() {
     else
         "$@" || status=$?
     fi
-    step_record "$name" $(( $(date +%s) - began )) $(( $(children_cpu) - cpu )) "$status"
+    children_cpu
+    step_record "$name" $(( $(date +%s) - began )) $(( STEPS_CPU_NOW - cpu )) "$status"
     return "$status"
 }
 
