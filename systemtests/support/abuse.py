@@ -86,6 +86,12 @@ def status_of(request: Callable[[], Any]) -> int:
         return error.status
 
 
+def difference(was: str, now: str) -> str:
+    """Where two texts part: the character and a little of each from just before it."""
+    at = next((i for i, (a, b) in enumerate(zip(was, now)) if a != b), min(len(was), len(now)))
+    return f"differs at character {at}: was …{was[max(0, at - 40):at + 80]!r}, now …{now[max(0, at - 40):at + 80]!r}"
+
+
 class Target:
     """The abused server, its client, its checks and the store as it was before the abuse."""
 
@@ -166,8 +172,7 @@ class Target:
         self.checks(status_of(self.client.health) == 200, "/healthz did not answer 200")
         now = self.snapshot()
         for name, was in self.reference.items():
-            self.checks(now[name] == was, f"the store changed: {name} was {short(repr(was).encode(), 200)}, now "
-                                          f"{short(repr(now[name]).encode(), 200)}")
+            self.checks(now[name] == was, f"the store changed: {name} {difference(repr(was), repr(now[name]))}")
         self.rss.append((phase, self.rss_kib()))
 
     def finish(self, figure: Callable[..., Any]) -> None:
