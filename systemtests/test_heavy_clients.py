@@ -13,11 +13,13 @@ build's 1,000-step batch holds the writer five times as long) holds it, measurin
 once more first (on a shared machine one window can catch another process's burst)."""
 from __future__ import annotations
 
+import itertools
 import threading
 import time
 from collections import Counter
 from typing import Any, Callable, Union
 
+import pytest
 from todaysim.client import Client, TodaysimError
 from todaysim.server import Server
 
@@ -29,6 +31,7 @@ ORDINARY_WAIT_BOUND_S = 30  # no ordinary request may wait longer: unreachable f
 PHASE_JOIN_S = 180          # a heavy operation still unanswered this long after its window fails
 Load = Callable[[Client, threading.Event, list[Union[int, str]]], None]
 BATCH = [{"clock": {"advanceMs": 1}}] * 1000
+COPIES = itertools.count()  # the forks' numbers, across windows
 
 
 def exporter(client: Client, stop: threading.Event, counts: list[Union[int, str]]) -> None:
@@ -41,11 +44,14 @@ def exporter(client: Client, stop: threading.Event, counts: list[Union[int, str]
 
 
 def batcher(number: int) -> Load:
-    """Posts 1,000-step batches to a session of its own."""
+    """Posts 1,000-step batches to a session of its own (a new one each window)."""
+    windows = itertools.count()
+
     def batches(client: Client, stop: threading.Event, counts: list[Union[int, str]]) -> None:
-        client.create_session("batcher", id=f"batcher-{number}")
+        session = f"batcher-{number}-{next(windows)}"
+        client.create_session("batcher", id=session)
         while not stop.is_set():
-            client.steps(f"batcher-{number}", BATCH)
+            client.steps(session, BATCH)
             counts.append(200)
     return batches
 
@@ -55,11 +61,9 @@ def remover(client: Client, stop: threading.Event, counts: list[Union[int, str]]
     transactions), then forks the large session again and again (copied in chunks)."""
     client.purge_label("doomed")
     counts.append(200)
-    number = 0
     while not stop.is_set():
-        client.fork_session("big", f"copy-{number}")
+        client.fork_session("big", f"copy-{next(COPIES)}")
         counts.append(201)
-        number += 1
 
 
 def ordinary(client: Client, stop: threading.Event, latencies: list[float], problems: list[str]) -> None:
@@ -151,13 +155,24 @@ def test_heavy_clients(start_server: Callable[..., Server], checks: Checks, size
     phases: list[tuple[str, list[Load]]] = [("2 exporting clients", [exporter, exporter]),
                                             ("2 clients posting batches", [batcher(1), batcher(2)]),
                                             ("a large purge, then forks", [remover])]
+    measured = []
     for name, loads in phases:
         window = Window(server, checks, name, loads, sizes.heavy_seconds)
         if window.p99 > bound and long_version:
             figure(f"ordinary p99 beside {name} (first window)", window.p99, "ms")
             window = Window(server, checks, f"{name} (again)", loads, sizes.heavy_seconds)
         figure(f"heavy operations beside the ordinary client: {name}", len(window.counts))
-        figure(f"ordinary p99 beside {name} (goal: 2 x idle p99 + 10 ms)", window.p99, "ms", goal=round(bound, 2))
+        measured.append((name, window.p99))
     code = server.stop()
     checks(code == 0, f"SIGTERM: exit {code}")
-    checks.assert_all()
+    try:
+        checks.assert_all()
+    finally:  # the goals last, every one recorded: in the long version a missed one fails the test
+        missed = []
+        for name, p99 in measured:
+            try:
+                figure(f"ordinary p99 beside {name} (goal: 2 x idle p99 + 10 ms)", p99, "ms", goal=round(bound, 2))
+            except pytest.fail.Exception as failure:
+                missed.append(str(failure))
+        if missed:
+            pytest.fail("\n".join(missed), pytrace=False)
