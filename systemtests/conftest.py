@@ -11,6 +11,8 @@ from todaysim.server import Server
 
 from support import Figure
 
+pytest_plugins = ["support.checks", "support.abuse"]  # soft checks counted in the summary; the abused server
+
 FIGURES: list[Figure] = []
 
 
