@@ -98,6 +98,8 @@ test_venv_path() {
 }
 TEST_VENV=$(test_venv_path)
 ensure_test_venv() {
+    # Made whole by prepare_test_venv in a parent (Scripts/test), which holds it for the run.
+    [ -n "${TEST_VENV_PREPARED:-}" ] && [ -x "$TEST_VENV/bin/python" ] && return 0
     mkdir -p "$(dirname "$TEST_VENV")"
     # Descriptor 8 stays open (and locked) in this shell and its children until they exit; a
     # second call in the same script turns its shared lock into an exclusive one and back.
@@ -140,9 +142,23 @@ ensure_nginx() {
 # own tests and the system tests (systemtests/). The package's dependencies come from PyPI by its
 # own ranges; pinned here to what the venv already holds, so a run installs nothing new (and works
 # offline) once the venv exists.
+PACKAGE_PINS=('playwright==1.65.2' 'pytest==9.2.0' 'httpx==0.28.1' 'pyyaml==6.0.4' 'hypothesis>=6.100,<7')
+SCHEMATHESIS_PIN='schemathesis==4.32.5'
+CLIENT_GENERATOR_PIN='openapi-python-client==0.29.1'
 ensure_package_venv() {
-    local root
-    root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-    ensure_test_venv 'playwright==1.65.2' 'pytest==9.2.0' 'httpx==0.28.1' 'pyyaml==6.0.4' 'hypothesis>=6.100,<7'
-    "$TEST_VENV/bin/pip" install -q --disable-pip-version-check --no-deps --force-reinstall "$root/python" >/dev/null
+    [ -n "${TEST_VENV_PREPARED:-}" ] && [ -x "$TEST_VENV/bin/python" ] && return 0
+    ensure_test_venv "${PACKAGE_PINS[@]}"
+    "$TEST_VENV/bin/pip" install -q --disable-pip-version-check --no-deps --force-reinstall \
+        "$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/python" >/dev/null
+}
+
+# Everything any test script installs into the venv, installed once, before steps that run side
+# by side: each would otherwise ask for the venv's lock exclusively (to install) while another
+# holds it shared (to run), and wait for that one to end. This shell keeps its shared lock, and
+# its children inherit TEST_VENV_PREPARED: their ensure_test_venv installs nothing.
+prepare_test_venv() {
+    ensure_package_venv
+    ensure_test_venv "$SCHEMATHESIS_PIN"
+    ensure_test_venv "$CLIENT_GENERATOR_PIN"
+    export TEST_VENV_PREPARED=1
 }
