@@ -11,6 +11,7 @@ from todaysim.server import Server
 
 from support import Figure
 
+pytest_plugins = ["support.browser", "support.dashboard"]  # browser, new_tab, page_server; dashboard
 FIGURES: list[Figure] = []
 
 
