@@ -37,7 +37,8 @@ def play(dashboard: Dashboard) -> list[Any]:
 def view(dashboard: Dashboard) -> SessionView:
     """The session view of s1 once the scenario is played (the Client raised on any refusal)."""
     play(dashboard)
-    return dashboard.api.read_session("s1")
+    played: SessionView = dashboard.api.read_session("s1")
+    return played
 
 
 def open_s1(tab: Tab, dashboard: Dashboard, view: SessionView) -> None:

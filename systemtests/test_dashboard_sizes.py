@@ -43,7 +43,8 @@ def busy_session(api: Client) -> SessionView:
     api.web_event(SID, started("web-minted-header-request-0002"))
     api.lifecycle(SID, "tabActivated", requestId="tab-activated-request-0003")
     api.web_event(SID, started("tab-activated-request-0003"))  # M3: a violation with a long detail
-    return api.read_session(SID)
+    view: SessionView = api.read_session(SID)
+    return view
 
 
 def no_clipping(problems: list[str]) -> str:
