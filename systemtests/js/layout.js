@@ -1,4 +1,4 @@
-// The dashboard's layout check, evaluated in the page by Scripts/dashboard.d/sizes.py at each
+// The dashboard's layout check, evaluated in the page by systemtests/test_dashboard_sizes.py at each
 // window size. Returns {problems: [...], rowsInView, rowsInBox, mainShare}.
 //
 // A panel "clips" when its content is larger than its box and the rest is hidden or spills

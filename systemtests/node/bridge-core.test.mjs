@@ -1,27 +1,25 @@
 // The bridge without a browser (issue 36, item 6): Web/bridge-core.mjs's installBridge on a bare
 // Node EventTarget, against this build's todaysim, as a Vitest test of a page's bridge hook would
-// use it. Run by Scripts/bridge-test with Node's own runner (Node >= 20: fetch, EventTarget,
-// CustomEvent and ReadableStream, no EventSource — so the core reads the stream over fetch):
+// use it. Run by systemtests/test_bridge_core.py with Node's own runner (Node >= 20: fetch,
+// EventTarget, CustomEvent and ReadableStream, no EventSource — so the core reads the stream over
+// fetch), against a server that test started with a token:
 //
-//   TODAYSIM_BIN=.build/debug/todaysim node --test Scripts/bridge.d/core.test.mjs
+//   TODAYSIM_URL=http://127.0.0.1:8080 TODAYSIM_TOKEN=... node --test systemtests/node/bridge-core.test.mjs
 //
-// One server for the file: `serve` on a free loopback port with --db :memory: and a token,
-// ready when /healthz answers (waited for, never slept on); each test makes its own session.
-import {test, before, after} from "node:test";
+// Each test makes its own session.
+import {test} from "node:test";
 import assert from "node:assert/strict";
 import {spawn} from "node:child_process";
-import {createServer} from "node:net";
 import {fileURLToPath} from "node:url";
 import path from "node:path";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const CORE = path.join(ROOT, "Web", "bridge-core.mjs");
 const {installBridge} = await import(CORE);
-const BIN = process.env.TODAYSIM_BIN;
-const TOKEN = "core-test-token";
+const base = process.env.TODAYSIM_URL;
+const TOKEN = process.env.TODAYSIM_TOKEN;
 const DEADLINE_MS = 30000;
-let server = null;
-let base = null;
+assert.ok(base && TOKEN, "TODAYSIM_URL and TODAYSIM_TOKEN must name the todaysim server to test and its token");
 
 // Polls `probe` until it answers a true value (returned), failing after `ms` with what it last saw.
 async function eventually(what, probe, ms = DEADLINE_MS) {
@@ -60,17 +58,6 @@ async function api(method, route, body, expect = 200) {
   return text ? JSON.parse(text) : null;
 }
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const {port} = probe.address();
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
 let sessions = 0;
 async function newSession(capabilities = []) {
   sessions += 1;
@@ -82,23 +69,6 @@ async function newSession(capabilities = []) {
 function bridgeOn(target, session) {
   return installBridge(target, {server: base, session, accessToken: TOKEN});
 }
-
-before(async () => {
-  assert.ok(BIN, "TODAYSIM_BIN must name the todaysim binary to test");
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  server = spawn(BIN, ["serve", "--host", "127.0.0.1", "--port", String(port), "--db", ":memory:", "--token", TOKEN, "--quiet"],
-    {stdio: ["ignore", "inherit", "inherit"]});
-  const exited = new Promise((resolve) => server.once("exit", (code) => resolve(code)));
-  await eventually("the server answers /healthz", () => Promise.race([
-    fetch(base + "/healthz").then((response) => response.status === 200),
-    exited.then((code) => { throw new Error(`todaysim exited (${code}) before it was healthy`); }),
-  ]));
-});
-
-after(() => {
-  if (server) server.kill("SIGTERM");
-});
 
 test("a hook-style test on a bare EventTarget: a pull's refreshRequested, and its refreshResult ends the spinner", async () => {
   const session = await newSession(["today_page_revalidate_feedback.v1"]);
