@@ -143,6 +143,7 @@ ensure_nginx() {
 ensure_package_venv() {
     local root
     root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-    ensure_test_venv 'playwright==1.65.2' 'pytest==9.2.0' 'httpx==0.28.1' 'pyyaml==6.0.4' 'hypothesis>=6.100,<7'
+    ensure_test_venv 'playwright==1.65.2' 'pytest==9.2.0' 'httpx==0.28.1' 'pyyaml==6.0.4' 'hypothesis>=6.100,<7' \
+        'mypy==2.4.1' 'types-PyYAML==6.0.12.20261122'
     "$TEST_VENV/bin/pip" install -q --disable-pip-version-check --no-deps --force-reinstall "$root/python" >/dev/null
 }

@@ -3,12 +3,17 @@ page this run serves): the three-line pytest example passes in a suite of its ow
 explore() example finds the planted bug it names, and the section on a running server runs as
 written (on free ports), its refusal printed as shown."""
 import os
+import pathlib
 import re
 import socket
 import subprocess
 import sys
 import time
 import urllib.request
+
+import pytest
+
+from todaysim import Server
 
 pytest_plugins = ["pytester"]
 
@@ -17,22 +22,31 @@ DOC = os.path.join(ROOT, "docs", "EXPLORE.md")
 EXAMPLE_PAGE = "http://127.0.0.1:5173/index.html"
 
 
-def python_blocks():
-    return re.findall(r"```python\n(.*?)```", open(DOC, encoding="utf-8").read(), re.S)
+def python_block(starting: str) -> str:
+    """The one ```python block of the document that starts with `starting`."""
+    found = [block for block in re.findall(r"```python\n(.*?)```", open(DOC, encoding="utf-8").read(), re.S)
+             if block.startswith(starting)]
+    assert len(found) == 1, f"{len(found)} python blocks start with {starting!r}"
+    return found[0]
 
 
-def test_the_three_line_pytest_example_passes(pytester, monkeypatch, todaysim_server, today_page):
-    example = python_blocks()[0]
-    assert example.startswith("def test_a_pull_is_answered(bridged_page):") and EXAMPLE_PAGE in example
-    monkeypatch.setenv("TODAYSIM_URL", todaysim_server.url)
-    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+def test_the_three_line_pytest_example_passes(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch,
+                                              todaysim_server: Server, today_page: str) -> None:
+    """With the document's conftest.py as the only opt-in (plugin autoloading on, as in any
+    project's run, and no `-p`)."""
+    conftest = python_block("# conftest.py\n")
+    example = python_block("def test_a_pull_is_answered(bridged_page):")
+    assert EXAMPLE_PAGE in example
+    monkeypatch.setenv("TODAYSIM_URL", str(todaysim_server.url))
+    monkeypatch.delenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", raising=False)
+    pytester.makeconftest(conftest)
     pytester.makepyfile(test_example=example.replace(EXAMPLE_PAGE, today_page))
-    result = pytester.runpytest_subprocess("-p", "todaysim.plugin", "-p", "no:cacheprovider")
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
     result.assert_outcomes(passed=1)
 
 
-def test_the_explore_example_finds_its_bug(today_page, tmp_path):
-    example = python_blocks()[1]
+def test_the_explore_example_finds_its_bug(today_page: str, tmp_path: pathlib.Path) -> None:
+    example = python_block("from todaysim import Server\n")
     assert "explore(" in example and EXAMPLE_PAGE + "?bug=pull-header" in example
     # As a user runs it: a Python process of its own (Playwright's sync API wants its own
     # thread's loop), a Server started from TODAYSIM_BIN, Chromium at /usr/bin/chromium (here

@@ -5,10 +5,11 @@ makes."""
 import importlib.resources
 import os
 import pathlib
+import re
 
 import pytest
 
-from todaysim.page import TIMERS_JS, SettleTimeout
+from todaysim.page import PROBE_JS, TIMERS_JS, SettleTimeout
 
 REPOSITORY = pathlib.Path(__file__).resolve().parents[2]
 
@@ -67,3 +68,19 @@ def test_the_timer_tracker_is_the_one_shared_file():
     assert not os.path.islink(str(installed))
     assert installed.read_text(encoding="utf-8") == shared == TIMERS_JS
     assert "window.__todaysimTimers = " in shared
+
+
+def test_the_settling_look_is_the_one_shared_file():
+    """The installed package carries Web/settle-probe.js itself, BridgedPage looks with exactly
+    that expression, and the TypeScript helper's inline copy (typescript/src/playwright.ts's
+    PROBE_JS, kept inline: its package would need one more file copied at pack time) is the same
+    expression, so the two settle alike."""
+    installed = importlib.resources.files("todaysim") / "settle_probe.js"
+    shared = (REPOSITORY / "Web" / "settle-probe.js").read_text(encoding="utf-8")
+    assert not os.path.islink(str(installed))
+    assert installed.read_text(encoding="utf-8") == shared == PROBE_JS
+    expression = re.sub(r"^/\*.*?\*/\n", "", shared, flags=re.S).strip()
+    assert expression.startswith("(() => {") and expression.endswith("})()")
+    typescript = (REPOSITORY / "typescript" / "src" / "playwright.ts").read_text(encoding="utf-8")
+    inline = re.search(r"const PROBE_JS = `(.*?)`;", typescript, re.S)
+    assert inline is not None and inline.group(1).strip() == expression

@@ -32,15 +32,11 @@ EPOCH_MS = 1_767_225_600_000
 #: `virtual_time.js`): one script for this package and the TypeScript Playwright helper.
 TIMERS_JS = (importlib.resources.files("todaysim") / "virtual_time.js").read_text(encoding="utf-8")
 
-# What the page says about settling, in one look (one trip to the page: about 2.4 ms here, where
-# the page reading the session's view itself made a round cost 10 ms against 6.6 ms for a look,
-# a read from Python and a look).
-PROBE_JS = """(() => {
-  const b = window.todaysimBridge, t = window.__todaysimTimers ? window.__todaysimTimers() : null;
-  return {bridge: !!(b && b.document), inFlight: b ? b.inFlight : null, delivered: b ? b.delivered : null,
-          open: b ? b.open : false, loadId: b && b.document ? b.document.loadId : null,
-          timers: t, ready: document.readyState, requests: window.__todaysimRequests ? window.__todaysimRequests() : 0};
-})()"""
+#: What the page says about settling, in one look (`Web/settle-probe.js`, shipped here as
+#: `settle_probe.js`; one trip to the page: about 2.4 ms here, where the page reading the
+#: session's view itself made a round cost 10 ms against 6.6 ms for a look, a read from Python
+#: and a look).
+PROBE_JS = (importlib.resources.files("todaysim") / "settle_probe.js").read_text(encoding="utf-8")
 
 
 class OriginRefused(RuntimeError):

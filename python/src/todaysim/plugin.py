@@ -1,4 +1,6 @@
-"""The todaysim pytest plugin (entry point `pytest11: todaysim`).
+"""The todaysim pytest plugin (`pip install todaysim[pytest]`), active only where a project asks
+for it: `pytest_plugins = ["todaysim.plugin"]` in a conftest.py, or `pytest -p todaysim.plugin`
+(installing the package registers no `pytest11` entry point, so no other run loads it).
 
 Fixtures:
 - `todaysim_server` (session): the server under test: `TODAYSIM_URL` when set (a running
