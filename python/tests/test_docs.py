@@ -13,7 +13,7 @@ import urllib.request
 
 import pytest
 
-from todaysim import Server
+from todaysim.plugin import TodaysimServer
 
 pytest_plugins = ["pytester"]
 
@@ -24,14 +24,14 @@ EXAMPLE_PAGE = "http://127.0.0.1:5173/index.html"
 
 def python_block(starting: str) -> str:
     """The one ```python block of the document that starts with `starting`."""
-    found = [block for block in re.findall(r"```python\n(.*?)```", open(DOC, encoding="utf-8").read(), re.S)
-             if block.startswith(starting)]
+    blocks: list[str] = re.findall(r"```python\n(.*?)```", open(DOC, encoding="utf-8").read(), re.S)
+    found = [block for block in blocks if block.startswith(starting)]
     assert len(found) == 1, f"{len(found)} python blocks start with {starting!r}"
     return found[0]
 
 
 def test_the_three_line_pytest_example_passes(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch,
-                                              todaysim_server: Server, today_page: str) -> None:
+                                              todaysim_server: TodaysimServer, today_page: str) -> None:
     """With the document's conftest.py as the only opt-in (plugin autoloading on, as in any
     project's run, and no `-p`)."""
     conftest = python_block("# conftest.py\n")
@@ -58,7 +58,7 @@ def test_the_explore_example_finds_its_bug(today_page: str, tmp_path: pathlib.Pa
     assert "the contract broken (M3)" in ran.stdout and '{"gesture": {"type": "pull"}}' in ran.stdout, ran.stdout
 
 
-def test_todaysim_explore_exits_1_with_the_scenario_and_0_when_clean(today_page, tmp_path):
+def test_todaysim_explore_exits_1_with_the_scenario_and_0_when_clean(today_page: str, tmp_path: pathlib.Path) -> None:
     """The command as a CI job runs it (a server of its own from TODAYSIM_BIN): a planted bug is
     exit 1 with the scenario, JUnit and export written; the fixture page as written is exit 0."""
     command = [sys.executable, "-m", "todaysim.cli"]
@@ -77,10 +77,11 @@ def test_todaysim_explore_exits_1_with_the_scenario_and_0_when_clean(today_page,
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+        port: int = probe.getsockname()[1]
+        return port
 
 
-def wait_for(url: str, process: subprocess.Popen, seconds: float = 60) -> None:
+def wait_for(url: str, process: subprocess.Popen[bytes], seconds: float = 60) -> None:
     deadline = time.monotonic() + seconds
     while True:
         try:
@@ -92,15 +93,18 @@ def wait_for(url: str, process: subprocess.Popen, seconds: float = 60) -> None:
             time.sleep(0.05)
 
 
-def test_against_a_running_server_as_written(tmp_path):
+def test_against_a_running_server_as_written(tmp_path: pathlib.Path) -> None:
     """The section "Against a running server": its three lines as written, on free ports
     (`Scripts/run` is `todaysim serve` with the arguments it is given: the binary under test is
     started in its place, as it would be after its build), then the same explorer command against
     a server without `--allow-origin`, which must print the refusal the section shows."""
     text = open(DOC, encoding="utf-8").read()
     section = text.split("## Against a running server", 1)[1]
-    commands = [line.split("  #")[0].strip() for line in re.search(r"```sh\n(.*?)```", section, re.S).group(1).splitlines()]
-    shown = re.search(r"```\n(todaysim-explore: could not explore .*?)\n```", section, re.S).group(1)
+    block = re.search(r"```sh\n(.*?)```", section, re.S)
+    refusal = re.search(r"```\n(todaysim-explore: could not explore .*?)\n```", section, re.S)
+    assert block is not None and refusal is not None, "the section's commands and the refusal it shows"
+    commands = [line.split("  #")[0].strip() for line in block.group(1).splitlines()]
+    shown = refusal.group(1)
     assert commands[0].startswith("Scripts/run --allow-origin http://127.0.0.1:5173") and len(commands) == 3
     server_port, page_port = free_port(), free_port()
 

@@ -17,6 +17,8 @@ import zipfile
 
 import pytest
 
+from todaysim.plugin import TodaysimServer
+
 pytest_plugins = ["pytester"]
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -111,11 +113,11 @@ def test_the_server_answers(todaysim):
 
 
 def test_the_plugin_is_active_only_where_asked_for(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch,
-                                                   todaysim_server: object) -> None:
+                                                   todaysim_server: TodaysimServer) -> None:
     """Installed is not active: with plugin autoloading on (as in any project's run), a test
     naming the plugin's fixture finds none; `-p todaysim.plugin` or `pytest_plugins` in a
     conftest.py makes it pass."""
-    monkeypatch.setenv("TODAYSIM_URL", getattr(todaysim_server, "url"))
+    monkeypatch.setenv("TODAYSIM_URL", str(todaysim_server.url))
     monkeypatch.delenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", raising=False)
     pytester.makepyfile(test_fixture=FIXTURE_TEST)
     unasked = pytester.runpytest_subprocess("-p", "no:cacheprovider")
