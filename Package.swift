@@ -48,9 +48,9 @@ let package = Package(
         .target(name: "TodayOpenAPI", path: "OpenAPI", plugins: ["EmbedFiles"]),
         // The browser bridge shim (Web/bridge.js, kept for bundling too) served at /bridge.js, and
         // the dashboard (Web/dashboard.html) served at /. Not served, so not embedded: the sources
-        // Scripts/make-bridge makes bridge.js of, and the page clock's timer tracker that the
-        // Python and TypeScript packages ship.
-        .target(name: "TodayWeb", path: "Web", exclude: ["bridge-core.mjs", "bridge-page.js", "virtual-time.js"],
+        // Scripts/make-bridge makes bridge.js of, the page clock's timer tracker that the Python
+        // and TypeScript packages ship, and the settling look the Python package ships.
+        .target(name: "TodayWeb", path: "Web", exclude: ["bridge-core.mjs", "bridge-page.js", "virtual-time.js", "settle-probe.js"],
                 plugins: ["EmbedFiles"]),
         // The HTTP API on libmicrohttpd.
         .target(name: "TodayServer", dependencies: ["TodayHost", "TodayStore", "TodayOpenAPI", "TodayWeb", "CMicroHTTPD"]),

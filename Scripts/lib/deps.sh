@@ -142,7 +142,8 @@ ensure_nginx() {
 # own tests and the system tests (systemtests/). The package's dependencies come from PyPI by its
 # own ranges; pinned here to what the venv already holds, so a run installs nothing new (and works
 # offline) once the venv exists.
-PACKAGE_PINS=('playwright==1.65.2' 'pytest==9.2.0' 'httpx==0.28.1' 'pyyaml==6.0.4' 'hypothesis>=6.100,<7')
+PACKAGE_PINS=('playwright==1.65.2' 'pytest==9.2.0' 'httpx==0.28.1' 'pyyaml==6.0.4' 'hypothesis>=6.100,<7'
+              'mypy==2.4.1' 'types-PyYAML==6.0.12.20261122')
 SCHEMATHESIS_PIN='schemathesis==4.32.5'
 CLIENT_GENERATOR_PIN='openapi-python-client==0.29.1'
 ensure_package_venv() {

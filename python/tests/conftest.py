@@ -1,11 +1,11 @@
 """The package's own tests: a real todaysim (the plugin's `todaysim_server`: TODAYSIM_BIN or
 TODAYSIM_URL), real pages served from this clone over HTTP on a free loopback port, and real
 Chromium (TODAYSIM_BROWSER, else `chromium` on PATH)."""
-import functools
 import http.server
 import os
 import threading
 import time
+from typing import Iterator
 
 import pytest
 
@@ -17,7 +17,7 @@ class Pages(http.server.SimpleHTTPRequestHandler):
     """The fixture Today Page (Scripts/examples/today-page) at /today/, the tests' own pages at
     /pages/; /hang answers only after a minute (a request that keeps a page from settling)."""
 
-    def translate_path(self, path):
+    def translate_path(self, path: str) -> str:
         path = path.split("?", 1)[0]
         if path.startswith("/today/"):
             return os.path.join(ROOT, "Scripts", "examples", "today-page", path[len("/today/"):])
@@ -25,7 +25,7 @@ class Pages(http.server.SimpleHTTPRequestHandler):
             return os.path.join(HERE, "pages", path[len("/pages/"):])
         return os.path.join(HERE, "pages", "missing")
 
-    def do_GET(self):
+    def do_GET(self) -> None:
         if self.path.startswith("/hang"):
             time.sleep(60)
             self.send_response(204)
@@ -33,12 +33,12 @@ class Pages(http.server.SimpleHTTPRequestHandler):
             return
         super().do_GET()
 
-    def log_message(self, *args):
+    def log_message(self, format: str, *args: object) -> None:
         pass
 
 
 @pytest.fixture(scope="session")
-def pages():
+def pages() -> Iterator[str]:
     """The base URL of the page server."""
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Pages)
     server.daemon_threads = True
@@ -48,6 +48,6 @@ def pages():
 
 
 @pytest.fixture(scope="session")
-def today_page(pages):
+def today_page(pages: str) -> str:
     """The conforming fixture page; `?bug=NAME` plants one bug."""
     return pages + "/today/index.html"

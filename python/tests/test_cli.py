@@ -4,27 +4,31 @@ install`, which cannot work where only package registries are reachable), and th
 prints is exact: `--examples N` is N examples Hypothesis counts, with the ones it stopped mid-way
 said apart."""
 import os
+import pathlib
 import subprocess
 import sys
 
+from playwright.sync_api import Browser
+
+from todaysim import Client
 from todaysim.explore import explore
 
 EXPLORE = [sys.executable, "-m", "todaysim.cli"]
 
 
-def run(args, **environment):
+def run(args: list[str], **environment: str) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, **environment)
     return subprocess.run(EXPLORE + args, env=env, capture_output=True, text=True, timeout=600)
 
 
-def test_help_names_the_environment_it_reads():
+def test_help_names_the_environment_it_reads() -> None:
     shown = run(["--help"])
     assert shown.returncode == 0
     for name in ("TODAYSIM_URL", "TODAYSIM_TOKEN", "TODAYSIM_BIN", "TODAYSIM_BROWSER", "--allow-origin", "exit status"):
         assert name in shown.stdout, (name, shown.stdout)
 
 
-def test_no_chromium_is_told_what_to_install(today_page, tmp_path):
+def test_no_chromium_is_told_what_to_install(today_page: str, tmp_path: pathlib.Path) -> None:
     named = run([today_page, "--examples", "1"], TODAYSIM_BROWSER=str(tmp_path / "no-such-chromium"))
     assert named.returncode == 2
     assert f"TODAYSIM_BROWSER={tmp_path / 'no-such-chromium'} is not an executable Chromium" in named.stderr
@@ -39,7 +43,7 @@ def test_no_chromium_is_told_what_to_install(today_page, tmp_path):
     assert "playwright install" not in bare.stderr
 
 
-def test_the_count_is_the_examples_asked_for(todaysim, todaysim_browser, today_page):
+def test_the_count_is_the_examples_asked_for(todaysim: Client, todaysim_browser: Browser, today_page: str) -> None:
     found = explore(today_page, todaysim, todaysim_browser, examples=5, seed=1)
     assert found.breach is None, found.describe()
     stopped = sum(found.discarded.values())

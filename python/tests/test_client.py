@@ -8,11 +8,13 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from todaysim import Client, Server, TodaysimError
+from todaysim.models import TimelinePage
+from todaysim.plugin import HostSession, TodaysimServer
 
 RESULT = {"type": "todayPage.refreshResult", "schemaVersion": 1, "mode": "soft", "status": "succeeded"}
 
 
-def test_sessions_inputs_and_views(todaysim, host_session):
+def test_sessions_inputs_and_views(todaysim: Client, host_session: HostSession) -> None:
     view = host_session(uid="py-u1", id="py-s1", platform="android", label="py-client")
     assert (view["id"], view["platform"], view["header"]["state"], view["pull"]["state"]) == ("py-s1", "android", "hidden", "idle")
     pulled = todaysim.gesture("py-s1", "pull", requestId="p1")
@@ -33,7 +35,7 @@ def test_sessions_inputs_and_views(todaysim, host_session):
     assert todaysim.list_sessions(uid="py-u1", limit=1)["sessions"][0]["id"] == "py-s1"
 
 
-def test_steps_timeline_paging_and_the_report(todaysim, host_session):
+def test_steps_timeline_paging_and_the_report(todaysim: Client, host_session: HostSession) -> None:
     host_session(uid="py-u2", id="py-s2")
     batch = todaysim.steps("py-s2", [{"gesture": {"type": "pull", "requestId": "p1"}}, {"clock": {"advanceMs": 5000}}])
     assert [r["outcome"] for r in batch["results"]] == ["applied", "applied"]
@@ -49,10 +51,10 @@ def test_steps_timeline_paging_and_the_report(todaysim, host_session):
     assert any(v["entry"]["type"] == "M7" for v in todaysim.violations(uid="py-u2")["violations"])
 
 
-def test_a_long_poll_wakes_on_the_entry(todaysim, host_session):
+def test_a_long_poll_wakes_on_the_entry(todaysim: Client, host_session: HostSession) -> None:
     host_session(uid="py-u3", id="py-s3")
     count = todaysim.read_session("py-s3")["counts"]["timeline"]
-    answers = []
+    answers: list[TimelinePage] = []
     poll = threading.Thread(target=lambda: answers.append(todaysim.timeline("py-s3", after=count, wait_ms=20000)))
     poll.start()
     # Whatever the poll's timing, the pull is an entry after `count`: it is answered with it.
@@ -61,7 +63,7 @@ def test_a_long_poll_wakes_on_the_entry(todaysim, host_session):
     assert answers and answers[0]["entries"] and answers[0]["entries"][0]["seq"] == count + 1
 
 
-def test_the_event_stream_ends_with_the_session(todaysim, host_session):
+def test_the_event_stream_ends_with_the_session(todaysim: Client, host_session: HostSession) -> None:
     host_session(uid="py-u4", id="py-s4")
     todaysim.gesture("py-s4", "pull", requestId="p1")
     todaysim.lifecycle("py-s4", "teardown")
@@ -71,7 +73,7 @@ def test_the_event_stream_ends_with_the_session(todaysim, host_session):
     assert any(e.entry["type"] == "teardown" for e in seen)
 
 
-def test_export_fork_replay_and_host_traces(todaysim, host_session):
+def test_export_fork_replay_and_host_traces(todaysim: Client, host_session: HostSession) -> None:
     host_session(uid="py-u5", id="py-s5")
     todaysim.gesture("py-s5", "pull", requestId="p1")
     todaysim.clock("py-s5", advanceMs=5000)  # M7, then a recovery reload
@@ -101,7 +103,8 @@ def test_export_fork_replay_and_host_traces(todaysim, host_session):
     assert (refused.value.status, refused.value.code) == (400, "invalid_trace")
 
 
-def test_refusals_are_one_exception_with_code_status_and_field(todaysim_server, todaysim, host_session):
+def test_refusals_are_one_exception_with_code_status_and_field(todaysim_server: TodaysimServer, todaysim: Client,
+                                                                host_session: HostSession) -> None:
     host_session(uid="py-u6", id="py-s6")
     with pytest.raises(TodaysimError) as typo:  # the plugin's client is Strict
         todaysim.gesture("py-s6", "pull", requestID="p1")
@@ -122,7 +125,7 @@ def test_refusals_are_one_exception_with_code_status_and_field(todaysim_server, 
     assert (unreachable.value.status, unreachable.value.code) == (0, "unreachable")
 
 
-def test_the_service_documents(todaysim):
+def test_the_service_documents(todaysim: Client) -> None:
     assert todaysim.health() == {"status": "ok"}
     assert todaysim.readiness()["status"] == "ok"
     assert "todaysim" in todaysim.dashboard()
@@ -133,7 +136,7 @@ def test_the_service_documents(todaysim):
     assert json.loads(json.dumps(todaysim.list_sessions(limit=1)))["sessions"] is not None
 
 
-def test_purging_a_label_and_resetting(todaysim, host_session):
+def test_purging_a_label_and_resetting(todaysim: Client, host_session: HostSession) -> None:
     host_session(uid="py-u7", id="py-s7a", label="py-purge")
     host_session(uid="py-u7", id="py-s7b", label="py-purge")
     assert todaysim.purge_label("py-purge") == {"deleted": 2}

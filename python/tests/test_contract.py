@@ -5,19 +5,22 @@ is what the document makes)."""
 import os
 import subprocess
 import sys
+from typing import Any
 
 import yaml
 
-from todaysim import OPERATIONS, models
+from todaysim import OPERATIONS, Client, models
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def served_document(todaysim):
-    return yaml.safe_load(todaysim.openapi_document())
+def served_document(todaysim: Client) -> dict[str, Any]:
+    document = yaml.safe_load(todaysim.openapi_document())
+    assert isinstance(document, dict)
+    return document
 
 
-def test_every_operation_has_one_method_with_its_method_and_path(todaysim):
+def test_every_operation_has_one_method_with_its_method_and_path(todaysim: Client) -> None:
     document = served_document(todaysim)
     operations = {op["operationId"]: (method.upper(), path)
                   for path, item in document["paths"].items() for method, op in item.items()
@@ -27,14 +30,14 @@ def test_every_operation_has_one_method_with_its_method_and_path(todaysim):
         assert OPERATIONS[operation_id][:2] == (method, path), operation_id
 
 
-def test_every_schema_is_a_type(todaysim):
+def test_every_schema_is_a_type(todaysim: Client) -> None:
     document = served_document(todaysim)
     assert list(models.SCHEMAS) == list(document["components"]["schemas"])
-    for name in models.SCHEMAS:
+    for name in models.SCHEMAS + models.RESPONSES:
         assert hasattr(models, name), name
 
 
-def test_the_models_are_what_the_document_makes():
+def test_the_models_are_what_the_document_makes() -> None:
     tool = os.path.join(HERE, "..", "tools", "generate_models.py")
     checked = subprocess.run([sys.executable, tool, "--check"], capture_output=True, text=True)
     assert checked.returncode == 0, checked.stderr + checked.stdout

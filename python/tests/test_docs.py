@@ -3,12 +3,17 @@ page this run serves): the three-line pytest example passes in a suite of its ow
 explore() example finds the planted bug it names, and the section on a running server runs as
 written (on free ports), its refusal printed as shown."""
 import os
+import pathlib
 import re
 import socket
 import subprocess
 import sys
 import time
 import urllib.request
+
+import pytest
+
+from todaysim.plugin import TodaysimServer
 
 pytest_plugins = ["pytester"]
 
@@ -17,22 +22,31 @@ DOC = os.path.join(ROOT, "docs", "EXPLORE.md")
 EXAMPLE_PAGE = "http://127.0.0.1:5173/index.html"
 
 
-def python_blocks():
-    return re.findall(r"```python\n(.*?)```", open(DOC, encoding="utf-8").read(), re.S)
+def python_block(starting: str) -> str:
+    """The one ```python block of the document that starts with `starting`."""
+    blocks: list[str] = re.findall(r"```python\n(.*?)```", open(DOC, encoding="utf-8").read(), re.S)
+    found = [block for block in blocks if block.startswith(starting)]
+    assert len(found) == 1, f"{len(found)} python blocks start with {starting!r}"
+    return found[0]
 
 
-def test_the_three_line_pytest_example_passes(pytester, monkeypatch, todaysim_server, today_page):
-    example = python_blocks()[0]
-    assert example.startswith("def test_a_pull_is_answered(bridged_page):") and EXAMPLE_PAGE in example
-    monkeypatch.setenv("TODAYSIM_URL", todaysim_server.url)
-    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+def test_the_three_line_pytest_example_passes(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch,
+                                              todaysim_server: TodaysimServer, today_page: str) -> None:
+    """With the document's conftest.py as the only opt-in (plugin autoloading on, as in any
+    project's run, and no `-p`)."""
+    conftest = python_block("# conftest.py\n")
+    example = python_block("def test_a_pull_is_answered(bridged_page):")
+    assert EXAMPLE_PAGE in example
+    monkeypatch.setenv("TODAYSIM_URL", str(todaysim_server.url))
+    monkeypatch.delenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", raising=False)
+    pytester.makeconftest(conftest)
     pytester.makepyfile(test_example=example.replace(EXAMPLE_PAGE, today_page))
-    result = pytester.runpytest_subprocess("-p", "todaysim.plugin", "-p", "no:cacheprovider")
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
     result.assert_outcomes(passed=1)
 
 
-def test_the_explore_example_finds_its_bug(today_page, tmp_path):
-    example = python_blocks()[1]
+def test_the_explore_example_finds_its_bug(today_page: str, tmp_path: pathlib.Path) -> None:
+    example = python_block("from todaysim import Server\n")
     assert "explore(" in example and EXAMPLE_PAGE + "?bug=pull-header" in example
     # As a user runs it: a Python process of its own (Playwright's sync API wants its own
     # thread's loop), a Server started from TODAYSIM_BIN, Chromium at /usr/bin/chromium (here
@@ -44,7 +58,7 @@ def test_the_explore_example_finds_its_bug(today_page, tmp_path):
     assert "the contract broken (M3)" in ran.stdout and '{"gesture": {"type": "pull"}}' in ran.stdout, ran.stdout
 
 
-def test_todaysim_explore_exits_1_with_the_scenario_and_0_when_clean(today_page, tmp_path):
+def test_todaysim_explore_exits_1_with_the_scenario_and_0_when_clean(today_page: str, tmp_path: pathlib.Path) -> None:
     """The command as a CI job runs it (a server of its own from TODAYSIM_BIN): a planted bug is
     exit 1 with the scenario, JUnit and export written; the fixture page as written is exit 0."""
     command = [sys.executable, "-m", "todaysim.cli"]
@@ -63,10 +77,11 @@ def test_todaysim_explore_exits_1_with_the_scenario_and_0_when_clean(today_page,
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+        port: int = probe.getsockname()[1]
+        return port
 
 
-def wait_for(url: str, process: subprocess.Popen, seconds: float = 60) -> None:
+def wait_for(url: str, process: subprocess.Popen[bytes], seconds: float = 60) -> None:
     deadline = time.monotonic() + seconds
     while True:
         try:
@@ -78,15 +93,18 @@ def wait_for(url: str, process: subprocess.Popen, seconds: float = 60) -> None:
             time.sleep(0.05)
 
 
-def test_against_a_running_server_as_written(tmp_path):
+def test_against_a_running_server_as_written(tmp_path: pathlib.Path) -> None:
     """The section "Against a running server": its three lines as written, on free ports
     (`Scripts/run` is `todaysim serve` with the arguments it is given: the binary under test is
     started in its place, as it would be after its build), then the same explorer command against
     a server without `--allow-origin`, which must print the refusal the section shows."""
     text = open(DOC, encoding="utf-8").read()
     section = text.split("## Against a running server", 1)[1]
-    commands = [line.split("  #")[0].strip() for line in re.search(r"```sh\n(.*?)```", section, re.S).group(1).splitlines()]
-    shown = re.search(r"```\n(todaysim-explore: could not explore .*?)\n```", section, re.S).group(1)
+    block = re.search(r"```sh\n(.*?)```", section, re.S)
+    refusal = re.search(r"```\n(todaysim-explore: could not explore .*?)\n```", section, re.S)
+    assert block is not None and refusal is not None, "the section's commands and the refusal it shows"
+    commands = [line.split("  #")[0].strip() for line in block.group(1).splitlines()]
+    shown = refusal.group(1)
     assert commands[0].startswith("Scripts/run --allow-origin http://127.0.0.1:5173") and len(commands) == 3
     server_port, page_port = free_port(), free_port()
 

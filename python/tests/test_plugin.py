@@ -3,7 +3,8 @@ pytest in a subprocess against this run's server; a failing test's output carrie
 report and the tail of its timeline; sessions are purged at teardown."""
 import pytest
 
-from todaysim import TodaysimError
+from todaysim import Client, TodaysimError
+from todaysim.plugin import TodaysimServer
 
 pytest_plugins = ["pytester"]
 
@@ -28,8 +29,10 @@ def test_a_bridged_page(bridged_page, todaysim):
 '''
 
 
-def test_the_plugins_fixtures_in_a_suite_of_their_own(pytester, monkeypatch, todaysim_server, todaysim, today_page):
-    monkeypatch.setenv("TODAYSIM_URL", todaysim_server.url)
+def test_the_plugins_fixtures_in_a_suite_of_their_own(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch,
+                                                       todaysim_server: TodaysimServer, todaysim: Client,
+                                                       today_page: str) -> None:
+    monkeypatch.setenv("TODAYSIM_URL", str(todaysim_server.url))
     monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
     pytester.makepyfile(test_suite=SUITE.replace("PAGE", repr(today_page)))
     result = pytester.runpytest_subprocess("-p", "todaysim.plugin", "-p", "no:cacheprovider")
@@ -86,8 +89,10 @@ def test_two_bridged_pages(bridged_page, page):
 '''
 
 
-def test_with_pytest_playwright_a_further_page_is_a_page_of_its_own(pytester, monkeypatch, todaysim_server, today_page):
-    monkeypatch.setenv("TODAYSIM_URL", todaysim_server.url)
+def test_with_pytest_playwright_a_further_page_is_a_page_of_its_own(pytester: pytest.Pytester,
+                                                                     monkeypatch: pytest.MonkeyPatch,
+                                                                     todaysim_server: TodaysimServer, today_page: str) -> None:
+    monkeypatch.setenv("TODAYSIM_URL", str(todaysim_server.url))
     monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
     pytester.makeconftest(PLAYWRIGHT_CONFTEST)
     pytester.makepyfile(test_suite=PLAYWRIGHT_SUITE.replace("PAGE", repr(today_page)))

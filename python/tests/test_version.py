@@ -8,11 +8,12 @@ import subprocess
 import yaml
 
 import todaysim
+from todaysim.plugin import TodaysimServer
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def test_one_version_everywhere(todaysim_server):
+def test_one_version_everywhere(todaysim_server: TodaysimServer) -> None:
     written = open(os.path.join(ROOT, "VERSION"), encoding="utf-8").read().strip()
     assert importlib.metadata.version("todaysim") == written  # what `pip show todaysim` prints
     assert todaysim.__version__ == written

@@ -13,25 +13,34 @@ from __future__ import annotations
 
 import json
 import urllib.parse
-from typing import Any, Callable, Iterable, Iterator, Optional, Union
+from typing import Any, Callable, Iterable, Iterator, Literal, Mapping, Optional, TypedDict, TypeVar, Union, cast, overload
 
 import httpx
 
 from . import models as m
 
-__all__ = ["Client", "TodaysimError", "StreamEvent", "operation", "OPERATIONS"]
+__all__ = ["Client", "TodaysimError", "StreamEvent", "Script", "operation", "OPERATIONS"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+#: A session as a script (`Client.export_all`): its creation and every input, replayable with
+#: `Client.replay` (or as `POST /v1/sessions` and `/steps`).
+Script = TypedDict("Script", {"create": m.CreateSessionRequest, "steps": list[dict[str, Any]]})
+
+#: A host trace for `Client.verify_host_trace`: NDJSON bytes or text, or its lines (text or dicts).
+Trace = Union[bytes, str, Iterable[Union[str, Mapping[str, Any]]]]
 
 #: operationId -> (HTTP method, path template, Client method name); filled by `@operation`.
 OPERATIONS: dict[str, tuple[str, str, str]] = {}
 
 
-def operation(operation_id: str, method: str, path: str) -> Callable:
+def operation(operation_id: str, method: str, path: str) -> Callable[[F], F]:
     """Marks a Client method as the one that calls `operation_id` (checked against the document)."""
-    def mark(function):
+    def mark(function: F) -> F:
         if operation_id in OPERATIONS:
             raise ValueError(f"two methods for {operation_id}")
         OPERATIONS[operation_id] = (method, path, function.__name__)
-        function.operation_id = operation_id
+        setattr(function, "operation_id", operation_id)
         return function
     return mark
 
@@ -45,7 +54,7 @@ class TodaysimError(Exception):
     """
 
     def __init__(self, status: int, code: str, detail: str, field: Optional[str] = None,
-                 problem: Optional[dict] = None, request: str = ""):
+                 problem: Optional[dict[str, Any]] = None, request: str = ""):
         self.status, self.code, self.detail, self.field = status, code, detail, field
         self.problem = problem or {}
         self.request = request
@@ -53,12 +62,12 @@ class TodaysimError(Exception):
         super().__init__(f"{request}: {status} {code}{where}: {detail}" if request else f"{status} {code}{where}: {detail}")
 
 
-class StreamEvent(dict):
+class StreamEvent(dict[str, Any]):
     """One Server-Sent Event: `id`, `event` (the entry's kind) and `data` (the entry, parsed)."""
 
     @property
     def entry(self) -> m.TimelineEntry:
-        return self["data"]
+        return cast(m.TimelineEntry, self["data"])
 
 
 def _quote(value: str) -> str:
@@ -86,11 +95,12 @@ class Client:
     def __enter__(self) -> "Client":
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     def _send(self, method: str, path: str, *, json_body: Any = None, content: Optional[bytes] = None,
-              params: Optional[dict] = None, headers: Optional[dict] = None, expect: Iterable[int] = (200,),
+              params: Optional[Mapping[str, Any]] = None, headers: Optional[Mapping[str, Optional[str]]] = None,
+              expect: Iterable[int] = (200,),
               validated: bool = False, timeout: Optional[float] = None) -> httpx.Response:
         query = {k: v for k, v in (params or {}).items() if v is not None}
         if validated and self.field_validation and "fieldValidation" not in query:
@@ -117,7 +127,8 @@ class Client:
         return TodaysimError(response.status_code, str(problem.get("code", "unexpected_status")),
                              str(problem.get("detail", response.text[:300])), problem.get("field"), problem, request)
 
-    def _json(self, method: str, path: str, body: Any = None, **kwargs) -> Any:
+    def _json(self, method: str, path: str, body: Any = None, **kwargs: Any) -> Any:
+        """The answer's JSON (None when it has no body); each method casts it to the document's type."""
         response = self._send(method, path, json_body=body, **kwargs)
         return response.json() if response.content else None
 
@@ -131,16 +142,17 @@ class Client:
         (the server was not started with `--allow-origin` naming `origin`)."""
         response = self._send("OPTIONS", path, headers={"Origin": origin, "Access-Control-Request-Method": method},
                               expect=(200, 204))
-        return response.headers.get("Access-Control-Allow-Origin")
+        granted: Optional[str] = response.headers.get("Access-Control-Allow-Origin")
+        return granted
 
     # -- the service ---------------------------------------------------------------------------
     @operation("health", "GET", "/healthz")
     def health(self) -> m.Health:
-        return self._json("GET", "/healthz")
+        return cast(m.Health, self._json("GET", "/healthz"))
 
     @operation("readiness", "GET", "/readyz")
     def readiness(self) -> m.Readiness:
-        return self._json("GET", "/readyz", expect=(200, 503))
+        return cast(m.Readiness, self._json("GET", "/readyz", expect=(200, 503)))
 
     @operation("dashboard", "GET", "/")
     def dashboard(self) -> str:
@@ -171,16 +183,18 @@ class Client:
     def create_session(self, uid: str, **fields: Any) -> m.SessionView:
         """`create_session("u1", id="s1", platform="android", timing={...})`: 201 and the view
         (with `warnings` when a field was unknown)."""
-        return self._json("POST", "/v1/sessions", {"uid": uid, **fields}, expect=(201,), validated=True)
+        return cast(m.SessionView, self._json("POST", "/v1/sessions", {"uid": uid, **fields}, expect=(201,),
+                                              validated=True))
 
     @operation("listSessions", "GET", "/v1/sessions")
     def list_sessions(self, uid: Optional[str] = None, label: Optional[str] = None, status: Optional[str] = None,
                       limit: Optional[int] = None, after: Optional[str] = None) -> m.SessionList:
-        return self._json("GET", "/v1/sessions", params={"uid": uid, "label": label, "status": status, "limit": limit, "after": after})
+        params = {"uid": uid, "label": label, "status": status, "limit": limit, "after": after}
+        return cast(m.SessionList, self._json("GET", "/v1/sessions", params=params))
 
     def iter_sessions(self, **filters: Any) -> Iterator[m.SessionView]:
         """Every session matching the filters, page after page."""
-        after = None
+        after: Optional[str] = None
         while True:
             page = self.list_sessions(**filters, after=after)
             yield from page["sessions"]
@@ -190,25 +204,29 @@ class Client:
 
     @operation("purgeLabel", "DELETE", "/v1/sessions")
     def purge_label(self, label: str) -> m.Deleted:
-        return self._json("DELETE", "/v1/sessions", params={"label": label})
+        return cast(m.Deleted, self._json("DELETE", "/v1/sessions", params={"label": label}))
 
     @operation("reset", "POST", "/v1/reset")
     def reset(self) -> m.Deleted:
-        return self._json("POST", "/v1/reset")
+        return cast(m.Deleted, self._json("POST", "/v1/reset"))
 
     @operation("readSession", "GET", "/v1/sessions/{id}")
     def read_session(self, session_id: str) -> m.SessionView:
-        return self._json("GET", self._session(session_id))
+        return cast(m.SessionView, self._json("GET", self._session(session_id)))
 
     @operation("deleteSession", "DELETE", "/v1/sessions/{id}")
     def delete_session(self, session_id: str) -> None:
         self._send("DELETE", self._session(session_id), expect=(204,))
 
     # -- inputs --------------------------------------------------------------------------------
-    def _input(self, session_id: str, suffix: str, body: dict, idempotency_key: Optional[str], if_match: Optional[int],
-               validated: bool = True) -> m.InputResponse:
-        headers = {"Idempotency-Key": idempotency_key, "If-Match": None if if_match is None else str(if_match)}
-        return self._json("POST", self._session(session_id) + suffix, body, headers=headers, validated=validated)
+    @staticmethod
+    def _conditions(idempotency_key: Optional[str], if_match: Optional[int]) -> dict[str, Optional[str]]:
+        return {"Idempotency-Key": idempotency_key, "If-Match": None if if_match is None else str(if_match)}
+
+    def _input(self, session_id: str, suffix: str, body: Mapping[str, Any], idempotency_key: Optional[str],
+               if_match: Optional[int], validated: bool = True) -> m.InputResponse:
+        return cast(m.InputResponse, self._json("POST", self._session(session_id) + suffix, body,
+                                                headers=self._conditions(idempotency_key, if_match), validated=validated))
 
     @operation("gesture", "POST", "/v1/sessions/{id}/gestures")
     def gesture(self, session_id: str, type: str, *, idempotency_key: Optional[str] = None, if_match: Optional[int] = None,
@@ -223,7 +241,7 @@ class Client:
         return self._input(session_id, "/lifecycle", {"type": type, **fields}, idempotency_key, if_match)
 
     @operation("webEvent", "POST", "/v1/sessions/{id}/web-events")
-    def web_event(self, session_id: str, message: Union[m.WebEvent, dict], *, idempotency_key: Optional[str] = None,
+    def web_event(self, session_id: str, message: Union[m.WebEvent, Mapping[str, Any]], *, idempotency_key: Optional[str] = None,
                   if_match: Optional[int] = None) -> m.InputResponse:
         """A bridge message exactly as Web emits it (its unknown fields are Web's own, H21)."""
         return self._input(session_id, "/web-events", dict(message), idempotency_key, if_match, validated=False)
@@ -240,27 +258,35 @@ class Client:
         return self._input(session_id, "/clock", move, idempotency_key, if_match)
 
     @operation("steps", "POST", "/v1/sessions/{id}/steps")
-    def steps(self, session_id: str, steps: list[dict], *, idempotency_key: Optional[str] = None,
-              if_match: Optional[int] = None) -> dict:
+    def steps(self, session_id: str, steps: Iterable[Mapping[str, Any]], *, idempotency_key: Optional[str] = None,
+              if_match: Optional[int] = None) -> m.StepsResponse:
         """A batch in one transaction: `[{"gesture": {...}}, {"clock": {...}}, ...]` → `{results, session}`."""
-        headers = {"Idempotency-Key": idempotency_key, "If-Match": None if if_match is None else str(if_match)}
-        return self._json("POST", self._session(session_id) + "/steps", list(steps), headers=headers, validated=True)
+        return cast(m.StepsResponse, self._json("POST", self._session(session_id) + "/steps", list(steps),
+                                                headers=self._conditions(idempotency_key, if_match), validated=True))
 
     # -- reading back --------------------------------------------------------------------------
+    @overload
+    def timeline(self, session_id: str, after: Optional[int] = None, limit: Optional[int] = None, kind: Optional[str] = None,
+                 wait_ms: Optional[int] = None, format: Literal["json"] | None = None) -> m.TimelinePage: ...
+
+    @overload
+    def timeline(self, session_id: str, after: Optional[int] = None, limit: Optional[int] = None, kind: Optional[str] = None,
+                 wait_ms: Optional[int] = None, *, format: Literal["trace"]) -> str: ...
+
     @operation("timeline", "GET", "/v1/sessions/{id}/timeline")
     def timeline(self, session_id: str, after: Optional[int] = None, limit: Optional[int] = None, kind: Optional[str] = None,
-                 wait_ms: Optional[int] = None, format: Optional[str] = None) -> Any:
+                 wait_ms: Optional[int] = None, format: Optional[str] = None) -> Union[m.TimelinePage, str]:
         """One page `{entries, next, more}`; `wait_ms` long-polls for entries after `after`;
         `format="trace"` answers the session as a golden host trace (NDJSON text)."""
         params = {"after": after, "limit": limit, "kind": kind, "waitMs": wait_ms, "format": format}
         # A long poll may take `wait_ms` before it answers: the read deadline waits that much more.
         timeout = None if wait_ms is None else (self.http.timeout.read or 30.0) + wait_ms / 1000
         response = self._send("GET", self._session(session_id) + "/timeline", params=params, timeout=timeout)
-        return response.text if format == "trace" else response.json()
+        return response.text if format == "trace" else cast(m.TimelinePage, response.json())
 
     def entries(self, session_id: str, kind: Optional[str] = None, after: int = 0) -> list[m.TimelineEntry]:
         """Every entry after `after` (all pages), optionally of one kind."""
-        found: list = []
+        found: list[m.TimelineEntry] = []
         while True:
             page = self.timeline(session_id, after=after, limit=1000, kind=kind)
             found += page["entries"]
@@ -270,9 +296,9 @@ class Client:
 
     @operation("watchdogs", "GET", "/v1/sessions/{id}/watchdogs")
     def watchdogs(self, session_id: str) -> list[m.Watchdog]:
-        return self._json("GET", self._session(session_id) + "/watchdogs")["watchdogs"]
+        return cast(m.WatchdogsResponse, self._json("GET", self._session(session_id) + "/watchdogs"))["watchdogs"]
 
-    def _events(self, path: str, params: dict, last_event_id: Optional[str]) -> Iterator[StreamEvent]:
+    def _events(self, path: str, params: Mapping[str, Any], last_event_id: Optional[str]) -> Iterator[StreamEvent]:
         headers = {"Accept": "text/event-stream", **({"Last-Event-ID": last_event_id} if last_event_id else {})}
         try:
             with self.http.stream("GET", path, params={k: v for k, v in params.items() if v is not None}, headers=headers,
@@ -280,7 +306,7 @@ class Client:
                 if response.status_code != 200:
                     response.read()
                     raise self._problem(response, f"GET {path}")
-                event: dict = {}
+                event: dict[str, str] = {}
                 for line in response.iter_lines():
                     if not line:
                         if "data" in event:
@@ -307,40 +333,43 @@ class Client:
         return self._events("/v1/events", {"uid": uid}, last_event_id)
 
     @operation("exportSession", "GET", "/v1/sessions/{id}/export")
-    def export_session(self, session_id: str, after: Optional[int] = None, limit: Optional[int] = None) -> dict:
+    def export_session(self, session_id: str, after: Optional[int] = None,
+                       limit: Optional[int] = None) -> m.ExportSessionResponse:
         """One page of the session as a script: `{create, steps, closed, next, more}`."""
-        return self._json("GET", self._session(session_id) + "/export", params={"after": after, "limit": limit})
+        return cast(m.ExportSessionResponse, self._json("GET", self._session(session_id) + "/export",
+                                                        params={"after": after, "limit": limit}))
 
-    def export_all(self, session_id: str) -> dict:
+    def export_all(self, session_id: str) -> Script:
         """The whole script: `{create, steps}` (every page), replayable with `replay`."""
         page = self.export_session(session_id)
-        script = {"create": page["create"], "steps": list(page["steps"])}
-        while page.get("more"):
+        script: Script = {"create": page["create"], "steps": list(page["steps"])}
+        while page["more"]:
             page = self.export_session(session_id, after=page["next"])
             script["steps"] += page["steps"]
         return script
 
-    def replay(self, script: dict, session_id: Optional[str] = None) -> m.SessionView:
+    def replay(self, script: Script | Mapping[str, Any], session_id: Optional[str] = None) -> m.SessionView:
         """Creates a session from an export (`export_all`) and applies its steps, 1,000 a batch.
         It keeps the export's session id unless given another: request ids the server made derive
         from the session's id, so under another id Web's recorded answers name other requests."""
         create = dict(script["create"])
         if session_id is not None:
             create["id"] = session_id
-        view = self._json("POST", "/v1/sessions", create, expect=(201,))
-        steps = script["steps"]
+        view = cast(m.SessionView, self._json("POST", "/v1/sessions", create, expect=(201,)))
+        steps: list[dict[str, Any]] = list(script["steps"])
         for start in range(0, len(steps), 1000):
             view = self.steps(view["id"], steps[start:start + 1000])["session"]
         return view
 
     @operation("forkSession", "POST", "/v1/sessions/{id}/fork")
     def fork_session(self, session_id: str, new_id: Optional[str] = None) -> m.SessionView:
-        return self._json("POST", self._session(session_id) + "/fork", {"id": new_id} if new_id else None, expect=(201,), validated=True)
+        return cast(m.SessionView, self._json("POST", self._session(session_id) + "/fork", {"id": new_id} if new_id else None,
+                                              expect=(201,), validated=True))
 
     @operation("report", "GET", "/v1/sessions/{id}/report")
     def report(self, session_id: str) -> m.Report:
         """`{conforms, violations, requests}`: the contract monitor's verdict on Web (M1–M9)."""
-        return self._json("GET", self._session(session_id) + "/report")
+        return cast(m.Report, self._json("GET", self._session(session_id) + "/report"))
 
     @operation("reportJunit", "GET", "/v1/sessions/{id}/report/junit")
     def report_junit(self, session_id: str) -> str:
@@ -349,11 +378,20 @@ class Client:
     @operation("violations", "GET", "/v1/violations")
     def violations(self, uid: Optional[str] = None, code: Optional[str] = None, limit: Optional[int] = None,
                    after: Optional[str] = None) -> m.ViolationPage:
-        return self._json("GET", "/v1/violations", params={"uid": uid, "code": code, "limit": limit, "after": after})
+        params = {"uid": uid, "code": code, "limit": limit, "after": after}
+        return cast(m.ViolationPage, self._json("GET", "/v1/violations", params=params))
+
+    @overload
+    def verify_host_trace(self, trace: Trace, *, keep: Optional[str] = None, label: Optional[str] = None,
+                          tolerance_ms: Optional[int] = None, junit: Literal[False] = False) -> m.Verdict: ...
+
+    @overload
+    def verify_host_trace(self, trace: Trace, *, keep: Optional[str] = None, label: Optional[str] = None,
+                          tolerance_ms: Optional[int] = None, junit: Literal[True]) -> str: ...
 
     @operation("verifyHostTrace", "POST", "/v1/host-traces")
-    def verify_host_trace(self, trace: Union[bytes, str, Iterable[Union[str, dict]]], *, keep: Optional[str] = None,
-                          label: Optional[str] = None, tolerance_ms: Optional[int] = None, junit: bool = False) -> Any:
+    def verify_host_trace(self, trace: Trace, *, keep: Optional[str] = None, label: Optional[str] = None,
+                          tolerance_ms: Optional[int] = None, junit: bool = False) -> Union[m.Verdict, str]:
         """Judges a native host's recorded trace (NDJSON bytes, text, or lines / dicts): the
         verdict (`conforms`, `divergences`, …), or with `junit=True` JUnit XML. An unsound trace
         is `TodaysimError` `invalid_trace` naming its line."""
@@ -366,4 +404,4 @@ class Client:
         params = {"keep": keep, "label": label, "toleranceMs": tolerance_ms, "format": "junit" if junit else None}
         response = self._send("POST", "/v1/host-traces", content=body, params=params,
                               headers={"Content-Type": "application/x-ndjson"})
-        return response.text if junit else response.json()
+        return response.text if junit else cast(m.Verdict, response.json())

@@ -21,9 +21,13 @@ from __future__ import annotations
 import importlib.resources
 import time
 import urllib.parse
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Mapping, NoReturn, Optional, TypedDict, Union, cast
 
+from . import models as m
 from .client import Client
+
+if TYPE_CHECKING:  # the plugin and the explorer bring Playwright; the client never imports it
+    from playwright.sync_api import CDPSession, Page, Request
 
 #: Page time when the session's clock reads 0 (2026-01-01T00:00:00Z).
 EPOCH_MS = 1_767_225_600_000
@@ -32,15 +36,11 @@ EPOCH_MS = 1_767_225_600_000
 #: `virtual_time.js`): one script for this package and the TypeScript Playwright helper.
 TIMERS_JS = (importlib.resources.files("todaysim") / "virtual_time.js").read_text(encoding="utf-8")
 
-# What the page says about settling, in one look (one trip to the page: about 2.4 ms here, where
-# the page reading the session's view itself made a round cost 10 ms against 6.6 ms for a look,
-# a read from Python and a look).
-PROBE_JS = """(() => {
-  const b = window.todaysimBridge, t = window.__todaysimTimers ? window.__todaysimTimers() : null;
-  return {bridge: !!(b && b.document), inFlight: b ? b.inFlight : null, delivered: b ? b.delivered : null,
-          open: b ? b.open : false, loadId: b && b.document ? b.document.loadId : null,
-          timers: t, ready: document.readyState, requests: window.__todaysimRequests ? window.__todaysimRequests() : 0};
-})()"""
+#: What the page says about settling, in one look (`Web/settle-probe.js`, shipped here as
+#: `settle_probe.js`; one trip to the page: about 2.4 ms here, where the page reading the
+#: session's view itself made a round cost 10 ms against 6.6 ms for a look, a read from Python
+#: and a look).
+PROBE_JS = (importlib.resources.files("todaysim") / "settle_probe.js").read_text(encoding="utf-8")
 
 
 class OriginRefused(RuntimeError):
@@ -78,6 +78,13 @@ def check_origin(client: Client, page_url: str) -> None:
         raise OriginRefused(refused_sentence(client.base_url, origin))
 
 
+#: What a settle saw last: the session's view and the page clock's time and next due time (epoch ms).
+Settled = TypedDict("Settled", {"view": m.SessionView, "pageNow": int, "pageNext": Optional[int]})
+
+#: One look at the page (`settle_probe.js`'s answer, or why there was none), as `_state` reads it.
+Look = dict[str, Any]
+
+
 class SettleTimeout(Exception):
     """The page and the session did not settle within the wall deadline: an error of the
     explorer or the environment (a page that never stops working), never a contract breach."""
@@ -90,16 +97,18 @@ class BridgedPage:
     the page under test (its query gets `todaysim`, `session` and `access_token`, as the fixture
     page and `docs/TESTING-A-PAGE.md` expect). Call `open()` once."""
 
-    def __init__(self, client: Client, session_id: str, page: Any, url: str, settle_timeout: float = 2.0):
+    def __init__(self, client: Client, session_id: str, page: Page, url: str, settle_timeout: float = 2.0):
         self.client, self.session_id, self.page, self.url = client, session_id, page, url
         self.settle_timeout = settle_timeout
-        self.requests: set = set()
-        #: The session's view as last seen settled, and what `settle()` last returned.
-        self.view: dict = {}
-        self.last_settle: Optional[dict] = None
+        self.requests: set[Request] = set()
+        #: The session's view as last seen settled (empty until the first settle: `open()`
+        #: settles), and what `settle()` last returned.
+        self.view: m.SessionView = cast(m.SessionView, {})
+        self.last_settle: Optional[Settled] = None
         self.errors: list[str] = []
         # The settling looks go straight to Chromium (Runtime.evaluate on a CDP session: 1.6 ms a
         # look here against 3.2 ms through page.evaluate); another browser uses page.evaluate.
+        self._cdp: Optional[CDPSession]
         try:
             self._cdp = page.context.new_cdp_session(page)
         except Exception:
@@ -116,12 +125,12 @@ class BridgedPage:
 
     # Requests the page makes other than its event stream (which never ends) and the reads of
     # the session's view (the settling round's own, and the shim's when the page loads).
-    def _started(self, request) -> None:
+    def _started(self, request: Request) -> None:
         path = request.url.split("?")[0]
         if not path.endswith("/events") and not (request.method == "GET" and path == self._view_url.split("?")[0]):
             self.requests.add(request)
 
-    def _ended(self, request) -> None:
+    def _ended(self, request: Request) -> None:
         self.requests.discard(request)
 
     @property
@@ -151,7 +160,7 @@ class BridgedPage:
         return self
 
     # -- settling ----------------------------------------------------------------------------
-    def _state(self, look: dict) -> dict:
+    def _state(self, look: Look) -> Look:
         timers = look.get("timers") or {}
         due_now = timers.get("next") is not None and timers["next"] <= timers["now"]
         return {
@@ -164,15 +173,15 @@ class BridgedPage:
                           and not look.get("requests") and not self.requests and not due_now),
         }
 
-    def _look(self) -> dict:
+    def _look(self) -> Look:
         if self._cdp is None:
-            return self.page.evaluate(PROBE_JS)
+            return cast(Look, self.page.evaluate(PROBE_JS))
         answer = self._cdp.send("Runtime.evaluate", {"expression": PROBE_JS, "returnByValue": True})
         if "exceptionDetails" in answer:
             raise RuntimeError(answer["exceptionDetails"].get("text", "the look failed"))
-        return answer["result"]["value"]
+        return cast(Look, answer["result"]["value"])
 
-    def _probe(self) -> dict:
+    def _probe(self) -> Look:
         """One look at the page."""
         try:
             return self._state(self._look())
@@ -180,14 +189,14 @@ class BridgedPage:
             return {"page": str(error)[:200], "quiet": False, "timerDueNow": False}
 
     @staticmethod
-    def _agrees(probe: dict, view: dict) -> bool:
+    def _agrees(probe: Look, view: m.SessionView) -> bool:
         """What needs the session too: every entry delivered, the session's load, the stream open
         (a closed session's stream ends, and it has nothing more to deliver)."""
         closed = view["status"] == "closed"
-        return ((probe["delivered"] >= view["counts"]["timeline"] or closed)
-                and probe["pageLoad"] == view["document"]["loadId"] and (probe["open"] or closed))
+        return bool((probe["delivered"] >= view["counts"]["timeline"] or closed)
+                    and probe["pageLoad"] == view["document"]["loadId"] and (probe["open"] or closed))
 
-    def settle(self) -> dict:
+    def settle(self) -> Settled:
         """Waits (never a fixed pause: it looks again until two looks agree) for the page and the
         session to be settled; `SettleTimeout` after `settle_timeout` s of wall time. Returns the
         session's view and the page's timers as last seen (`view`, `pageNow`, `pageNext`).
@@ -220,8 +229,8 @@ class BridgedPage:
             time.sleep(0.002)  # a request, a bridge call or the event stream is under way
             first = self._probe()
 
-    def _timed_out(self, state: dict) -> None:
-        state = dict(state)
+    def _timed_out(self, seen: Look) -> NoReturn:
+        state = dict(seen)
         try:
             view = self.client.read_session(self.session_id)
             state.update(timeline=view["counts"]["timeline"], sessionLoad=view["document"]["loadId"], status=view["status"])
@@ -232,9 +241,9 @@ class BridgedPage:
 
     # -- one time for both -------------------------------------------------------------------
     def _page_now(self) -> int:
-        return self.page.evaluate("Date.now()") - EPOCH_MS
+        return int(self.page.evaluate("Date.now()")) - EPOCH_MS
 
-    def move(self, ms: int, settled: bool = False) -> list[dict]:
+    def move(self, ms: int, settled: bool = False) -> list[m.InputResponse]:
         """Moves both clocks `ms` forward through every due time in between (the session's
         watchdogs and the page's timers, earliest first); returns the session's answers to the
         clock inputs it sent. At each due time the clock that has nothing due there moves first
@@ -282,7 +291,7 @@ class BridgedPage:
                 now, page_now = seen["view"]["clock"]["nowMs"], seen["pageNow"] - EPOCH_MS
         return answers
 
-    def step(self, element: dict, settled: bool = False) -> Any:
+    def step(self, element: Mapping[str, Any], settled: bool = False) -> Union[list[m.InputResponse], m.StepsResponse]:
         """Applies one host step in `/steps` element form (`{"gesture": {...}}`, `{"lifecycle":
         {...}}`, `{"command": {...}}`, `{"webEvent": {...}}`, `{"clock": {...}}`) and settles: a
         clock move goes through `move` (both clocks, every due time in between); anything else
@@ -300,5 +309,5 @@ class BridgedPage:
         self.settle()
         return answer
 
-    def report(self) -> dict:
+    def report(self) -> m.Report:
         return self.client.report(self.session_id)

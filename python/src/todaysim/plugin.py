@@ -1,4 +1,6 @@
-"""The todaysim pytest plugin (entry point `pytest11: todaysim`).
+"""The todaysim pytest plugin (`pip install todaysim[pytest]`), active only where a project asks
+for it: `pytest_plugins = ["todaysim.plugin"]` in a conftest.py, or `pytest -p todaysim.plugin`
+(installing the package registers no `pytest11` entry point, so no other run loads it).
 
 Fixtures:
 - `todaysim_server` (session): the server under test: `TODAYSIM_URL` when set (a running
@@ -26,18 +28,22 @@ from __future__ import annotations
 
 import os
 import shutil
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Callable, Generator, Iterator, Optional, Union
 
 import pytest
 
+from . import models as m
 from .client import Client
 from .page import BridgedPage, check_origin
 from .server import Server
 
+if TYPE_CHECKING:  # Playwright is imported when a browser is needed, not when the plugin loads
+    from playwright.sync_api import Browser, BrowserContext, Page, Playwright
+
 TIMELINE_TAIL = 20
 
 
-def pytest_addoption(parser):
+def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("todaysim")
     group.addoption("--todaysim-page", default=None, help="the page under test for bridged_page (else TODAY_PAGE_URL)")
     group.addoption("--todaysim-field-validation", default="Strict",
@@ -50,12 +56,16 @@ class RunningServer:
     def __init__(self, url: str, token: Optional[str]):
         self.url, self.token = url.rstrip("/"), token
 
-    def client(self, **options) -> Client:
+    def client(self, **options: Any) -> Client:
         return Client(self.url, token=self.token, **options)
 
 
+#: What `todaysim_server` gives: a server it started, or the one `TODAYSIM_URL` names.
+TodaysimServer = Union[Server, RunningServer]
+
+
 @pytest.fixture(scope="session")
-def todaysim_server():
+def todaysim_server() -> Iterator[TodaysimServer]:
     url = os.environ.get("TODAYSIM_URL")
     if url:
         yield RunningServer(url, os.environ.get("TODAYSIM_TOKEN") or None)
@@ -70,26 +80,31 @@ def todaysim_server():
 
 
 @pytest.fixture(scope="session")
-def todaysim(todaysim_server, pytestconfig) -> Client:
+def todaysim(todaysim_server: TodaysimServer, pytestconfig: pytest.Config) -> Iterator[Client]:
     client = todaysim_server.client(field_validation=pytestconfig.getoption("todaysim_field_validation"))
     yield client
     client.close()
 
 
-def _sessions_of(request) -> list:
-    made = getattr(request.node, "_todaysim_sessions", None)
+def _sessions_of(request: pytest.FixtureRequest) -> list[str]:
+    made: Optional[list[str]] = getattr(request.node, "_todaysim_sessions", None)
     if made is None:
-        made = request.node._todaysim_sessions = []
+        made = []
+        setattr(request.node, "_todaysim_sessions", made)
     return made
 
 
+#: `host_session(uid=None, **fields)` → the created session's view.
+HostSession = Callable[..., m.SessionView]
+
+
 @pytest.fixture
-def host_session(request, todaysim):
+def host_session(request: pytest.FixtureRequest, todaysim: Client) -> Iterator[HostSession]:
     """`host_session(uid="u1", **fields)` creates a session (the view is returned); all are purged at teardown."""
     made = _sessions_of(request)
-    request.node._todaysim_client = todaysim
+    setattr(request.node, "_todaysim_client", todaysim)
 
-    def create(uid: Optional[str] = None, **fields: Any):
+    def create(uid: Optional[str] = None, **fields: Any) -> m.SessionView:
         view = todaysim.create_session(uid or "pytest-" + request.node.name[:60], **fields)
         made.append(view["id"])
         return view
@@ -102,7 +117,7 @@ def host_session(request, todaysim):
             pass
 
 
-def browser_executable(playwright) -> Optional[str]:
+def browser_executable(playwright: Playwright) -> Optional[str]:
     """TODAYSIM_BROWSER, else None when the running `playwright`'s own Chromium is installed,
     else `chromium` on PATH; a RuntimeError saying what to install when there is none (not
     Playwright's "run playwright install", which cannot work on a machine that reaches only
@@ -123,7 +138,7 @@ def browser_executable(playwright) -> Optional[str]:
 
 
 @pytest.fixture(scope="session")
-def todaysim_browser(request):
+def todaysim_browser(request: pytest.FixtureRequest) -> Iterator[Optional[Browser]]:
     """One Chromium for the run (used when pytest-playwright is not installed)."""
     if request.config.pluginmanager.hasplugin("playwright"):
         yield None
@@ -135,21 +150,29 @@ def todaysim_browser(request):
         browser.close()
 
 
+#: `bridged_page(url=None, **session_fields)` → an opened `BridgedPage`.
+OpenBridgedPage = Callable[..., BridgedPage]
+
+
 @pytest.fixture
-def bridged_page(request, todaysim, host_session, todaysim_browser):
+def bridged_page(request: pytest.FixtureRequest, todaysim: Client, host_session: HostSession,
+                 todaysim_browser: Optional[Browser]) -> Iterator[OpenBridgedPage]:
     """`bridged_page(url=None, **session_fields)` → an opened `BridgedPage`."""
-    contexts, opened = [], []
+    contexts: list[BrowserContext] = []
+    opened: list[Page] = []
 
     def open_page(url: Optional[str] = None, **fields: Any) -> BridgedPage:
-        target = url or request.config.getoption("todaysim_page") or os.environ.get("TODAY_PAGE_URL")
+        target: Optional[str] = url or request.config.getoption("todaysim_page") or os.environ.get("TODAY_PAGE_URL")
         if not target:
             raise pytest.UsageError("bridged_page needs the page under test: bridged_page(url), --todaysim-page URL or TODAY_PAGE_URL")
         check_origin(todaysim, target)  # OriginRefused, naming --allow-origin, before a session is made
         view = host_session(**fields)
+        page: Page
         if todaysim_browser is None and not opened:
             page = request.getfixturevalue("page")  # pytest-playwright's: its context per test
         else:  # a further page gets a context of its own, never pytest-playwright's page again
-            context = todaysim_browser.new_context() if todaysim_browser else request.getfixturevalue("browser").new_context()
+            browser: Browser = todaysim_browser or request.getfixturevalue("browser")
+            context = browser.new_context()
             contexts.append(context)
             page = context.new_page()
         opened.append(page)
@@ -181,7 +204,7 @@ def session_summary(client: Client, session_id: str) -> str:
 
 
 @pytest.hookimpl(wrapper=True)
-def pytest_runtest_makereport(item, call):
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     report = yield
     if report.when == "call" and report.failed:
         client = getattr(item, "_todaysim_client", None)

@@ -12,7 +12,7 @@ import subprocess
 import tempfile
 import threading
 import time
-from typing import Optional, Sequence
+from typing import Any, Optional, Sequence
 
 from .client import Client, TodaysimError
 
@@ -49,8 +49,8 @@ class Server:
         self.args, self.db, self.allow_origin, self.token = list(args), db, allow_origin, token
         self.start_timeout = start_timeout
         self.url: Optional[str] = None
-        self.process: Optional[subprocess.Popen] = None
-        self.log_lines: collections.deque = collections.deque(maxlen=500)  # its stderr's last lines
+        self.process: Optional[subprocess.Popen[str]] = None
+        self.log_lines: collections.deque[str] = collections.deque(maxlen=500)  # its stderr's last lines
 
     def start(self) -> "Server":
         command = [self.binary, "serve", "--host", "127.0.0.1", "--port", str(self.port), "--db", self.db]
@@ -60,12 +60,14 @@ class Server:
             command += ["--token", self.token]
         command += self.args
         self.url = None
-        self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                        text=True, errors="replace")
+        process = self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                                  stderr=subprocess.PIPE, text=True, errors="replace")
+        stderr = process.stderr
+        assert stderr is not None  # stderr=PIPE
         found = threading.Event()
 
-        def read_log():
-            for line in self.process.stderr:
+        def read_log() -> None:
+            for line in stderr:
                 self.log_lines.append(line.rstrip("\n"))
                 match = LISTENING.search(line)
                 if match and not found.is_set():
@@ -78,14 +80,14 @@ class Server:
         if self.url is None:
             self.stop()
             raise RuntimeError(f"todaysim did not start ({' '.join(command)}): " + "\n".join(list(self.log_lines)[-20:]))
-        with Client(self.url, token=self.token) as client:
+        with self.client() as client:
             end = time.monotonic() + self.start_timeout
             while True:
                 try:
                     client.health()
                     break
                 except TodaysimError:
-                    if time.monotonic() > end or self.process.poll() is not None:
+                    if time.monotonic() > end or process.poll() is not None:
                         self.stop()
                         raise RuntimeError("todaysim never answered /healthz: " + "\n".join(list(self.log_lines)[-20:])) from None
                     time.sleep(0.05)
@@ -112,13 +114,16 @@ class Server:
             self.process.kill()
         return self.process.wait()
 
-    def client(self, **options) -> Client:
+    def client(self, **options: Any) -> Client:
+        """A client of the started server (`options` as `Client` takes them)."""
+        if self.url is None:
+            raise RuntimeError("the server is not started: call start() (or use it as a context manager) first")
         return Client(self.url, token=self.token, **options)
 
     def __enter__(self) -> "Server":
         return self.start()
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.stop()
 
 

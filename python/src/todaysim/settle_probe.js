@@ -1,0 +1,1 @@
+../../../Web/settle-probe.js
