@@ -23,7 +23,7 @@ import pytest
 from todaysim.client import Client, TodaysimError
 from todaysim.server import Server
 
-from support import Figure, free_port, wait_until
+from support import Figure, free_port, stored_as_answered, wait_until
 from support.postgres import Postgres
 from support.wire import NotSent, Wire
 
@@ -147,19 +147,9 @@ class Load:
 
 def session_problems(client: Client, session: str, sent: list[tuple[int, dict[str, Any]]]) -> list[str]:
     """What is wrong with `session` after the crashes, given the inputs answered to its client."""
-    problems = []
-    entries = client.entries(session)
-    by_seq = {entry["seq"]: entry for entry in entries}
-    applied = [entry for entry in entries if entry["kind"] == "input" and entry["type"] != "create"]
-    if len(applied) != len(sent):
-        problems.append(f"{session}: {len(sent)} inputs answered, {len(applied)} applied")
-    if [entry["seq"] for entry in entries] != list(range(1, len(entries) + 1)):
-        problems.append(f"{session}: seq has gaps")
-    for index, answer in sent:
-        wrong = [entry["seq"] for entry in answer["entries"] if by_seq.get(entry["seq"]) != entry]
-        if wrong:
-            problems.append(f"{session}: input {index}'s entry {wrong[0]} is not stored as answered")
-            break
+    applied, problems = stored_as_answered(session, client.entries(session), sent)
+    if applied != len(sent):
+        problems.append(f"{session}: {len(sent)} inputs answered, {applied} applied")
     version = client.read_session(session)["version"]
     if version != 1 + len(sent):
         problems.append(f"{session}: version {version} after {len(sent)} inputs")
