@@ -36,7 +36,7 @@ from support.wire import NotSent, Wire
 WRITERS = 4
 STOP_BOUND = 120.0         # seconds from SIGTERM to exit: it drains 5 s at most, so this is a hang
 CLIENT_SECONDS = 30        # a writer gives up on an answer after this (then: unanswered, no failure)
-LOAD_BEFORE = (0.05, 0.6)  # the SIGTERM comes this many seconds (uniform) after the load started
+LOAD_BEFORE = (0.05, 0.6)  # the SIGTERM comes this many seconds (uniform) after every writer was answered
 QUIET = "sigterm-quiet"    # a session nobody writes to: the long poll waits on it
 
 # What an input got: its 200 answer, or "refused" (503, nothing applied), "in doubt" (503 when
@@ -53,11 +53,16 @@ class Load:
         self.problems: list[str] = []
         self.polls = self.streams = 0
         self.lock = threading.Lock()
+        self.first = {number: len(outcomes[number]) for number in range(WRITERS)}
         self.threads = [threading.Thread(target=self.writer, args=(n,), daemon=True) for n in range(WRITERS)]
         self.threads += [threading.Thread(target=self.long_poll, daemon=True),
                          threading.Thread(target=self.event_stream, daemon=True)]
         for thread in self.threads:
             thread.start()
+
+    def running(self) -> bool:
+        """Whether every writer has had an input answered (one way or another) this round."""
+        return all(len(self.outcomes[number]) > self.first[number] for number in range(WRITERS))
 
     def join(self) -> None:
         self.stop.set()
@@ -132,6 +137,8 @@ def stop_under_load(server: Server, rng: random.Random, load: Load, hang_stacks:
     """SIGTERM at a random moment of the load: its exit code (or why none) and the seconds it took."""
     process = server.process
     assert process is not None
+    if not wait_until(load.running, 30):
+        load.problems.append("the writers got no answer within 30 s of the round's start")
     time.sleep(rng.uniform(*LOAD_BEFORE))  # a random moment of the load: the test's input, not a wait
     began = time.monotonic()
     process.send_signal(signal.SIGTERM)
