@@ -1,20 +1,24 @@
 """Fixtures of the system tests: the binary under test (`--todaysim-bin` or TODAYSIM_BIN),
-servers started the package's one way and always stopped, figures reported beside their goals
-at the end of the run, and `--long` for the long versions (`@pytest.mark.long`)."""
+servers started the package's one way and always stopped, a throwaway PostgreSQL, a random seed
+printed for a rerun (`--seed` or TODAYSIM_SEED), figures reported beside their goals at the end
+of the run, and `--long` for the long versions (`@pytest.mark.long`)."""
 from __future__ import annotations
 
 import os
+import time
 from typing import Any, Callable, Iterator
 
 import pytest
 from todaysim.server import Server
 
 from support import Figure
+from support.postgres import Postgres
 
 pytest_plugins = ["support.checks", "support.abuse",  # soft checks counted in the summary; the abused server
                   "support.browser", "support.dashboard"]  # browser, new_tab, page_server; dashboard
 
 FIGURES: list[Figure] = []
+SEEDS: list[tuple[str, int]] = []
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -22,6 +26,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                      help="the todaysim binary under test (default: TODAYSIM_BIN)")
     parser.addoption("--long", action="store_true",
                      help="run the long versions (tests marked long) and hold every goal")
+    parser.addoption("--seed", type=int, default=os.environ.get("TODAYSIM_SEED"),
+                     help="the seed of the tests that draw at random (default: TODAYSIM_SEED, else the time; "
+                          "each is printed for a rerun)")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -63,6 +70,29 @@ def start_server(binary: str) -> Iterator[Callable[..., Server]]:
 
 
 @pytest.fixture
+def postgres() -> Iterator[Postgres]:
+    """A started PostgreSQL of the test's own (`.uri`; `.stop()`, `.start()` restart it on the
+    same port; `.query(sql)`), stopped and removed when the test ends."""
+    database = Postgres()
+    try:
+        database.start()
+        yield database
+    finally:
+        database.remove()
+
+
+@pytest.fixture
+def seed(request: pytest.FixtureRequest, pytestconfig: pytest.Config) -> int:
+    """The test's random seed: `--seed` (or TODAYSIM_SEED), else the time; printed (in a failing
+    test's output and the run's summary) so a failing run can be repeated with `--seed N`."""
+    chosen = pytestconfig.getoption("--seed")
+    value = int(chosen) if chosen is not None else int(time.time())
+    SEEDS.append((request.node.nodeid, value))
+    print(f"seed {value} (rerun: --seed {value})")
+    return value
+
+
+@pytest.fixture
 def figure(request: pytest.FixtureRequest, long_version: bool) -> Callable[..., Figure]:
     """`figure(name, value, unit, goal=None, higher_is_better=False)`: records a figure, printed
     in the run's summary; in the long version a missed goal fails the test."""
@@ -77,6 +107,10 @@ def figure(request: pytest.FixtureRequest, long_version: bool) -> Callable[..., 
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:
+    if SEEDS:
+        terminalreporter.section("seeds (repeat a run with --seed N)")
+        for nodeid, value in SEEDS:
+            terminalreporter.write_line(f"SEED {nodeid}: {value}")
     if FIGURES:
         terminalreporter.section("figures (goals are held only by --long)")
         for measured in FIGURES:

@@ -8,7 +8,7 @@ import TodayTestSupport
 /// Stopping under load (issue 12, item 2): libmicrohttpd aborts the process when its daemon is
 /// stopped with a connection suspended, and a kept-alive connection may send a request at any
 /// moment until then. The whole loop (SIGTERM at random moments under four writers, a long
-/// poll and a stream) is `Scripts/sigterm-test`; these pin the two mechanisms down.
+/// poll and a stream) is `systemtests/test_sigterm.py`; these pin the two mechanisms down.
 @Suite struct ShutdownTests {
     /// A long poll on a fresh session's timeline, parked (waiting for an entry that never comes).
     private func parkedLongPoll(on server: TestServer) async throws -> RawConnection {

@@ -6,7 +6,7 @@ from __future__ import annotations
 import socket
 import time
 from dataclasses import dataclass
-from typing import Callable, Optional, TypeVar
+from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, TypeVar
 
 T = TypeVar("T")
 
@@ -29,6 +29,22 @@ def wait_until(condition: Callable[[], Optional[T]], seconds: float, step: float
         if time.monotonic() >= deadline:
             return None
         time.sleep(step)
+
+
+def stored_as_answered(session: str, entries: Sequence[Mapping[str, Any]],
+                       answers: Iterable[tuple[int, Mapping[str, Any]]]) -> tuple[int, list[str]]:
+    """A session's timeline (`entries`, all of them) against the inputs answered 200 (`answers`:
+    each input's index and its answer): how many inputs it applied (the creation aside), and what
+    is wrong — a gap in `seq`, an answered input whose entries are not stored exactly as answered."""
+    by_seq = {entry["seq"]: entry for entry in entries}
+    applied = sum(1 for entry in entries if entry["kind"] == "input" and entry["type"] != "create")
+    problems = []
+    if [entry["seq"] for entry in entries] != list(range(1, len(entries) + 1)):
+        problems.append(f"{session}: seq has gaps")
+    lost = [index for index, answer in answers if any(by_seq.get(entry["seq"]) != entry for entry in answer["entries"])]
+    if lost:
+        problems.append(f"{session}: {len(lost)} inputs answered 200 are not stored as answered, e.g. input {lost[0]}")
+    return applied, problems
 
 
 def percentile(values: list[float], fraction: float) -> float:
