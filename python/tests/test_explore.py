@@ -6,8 +6,8 @@ the same violation code. One example leaves nothing for the next (the page the e
 is cleared), and the gaps it draws make two inputs close together as likely as the rules'
 thresholds.
 
-Fixed seeds keep the default run deterministic and short (a fixed seed finds every bug within a
-few examples). The big runs are marked `long` and run with `-m long` or TODAYSIM_LONG=1: the
+Fixed seeds keep the default run deterministic and short (each finds its bug within a few
+examples). The big runs are marked `long` and run with `-m long` or TODAYSIM_LONG=1: the
 conforming page over the default budget (100 examples) and each planted bug unseeded; the
 unseeded figures are also in Scripts/bench --explore."""
 from __future__ import annotations
@@ -26,8 +26,11 @@ from todaysim.page import EPOCH_MS, BridgedPage
 
 BUDGET = 100  # the explorer's default --examples
 SEED = 20261203
+#: A seed of its own where the common one finds a bug late: foreground-replace needs two requests
+#: within 16 ms after a foreground return, which SEED first draws in example 45 (seed 5: in 3).
+SEEDS = {"foreground-replace": 5}
 #: Examples on the conforming page in the default run (the long run takes the budget).
-CLEAN_EXAMPLES = 20
+CLEAN_EXAMPLES = 10
 #: The explorer's own shrinking, per bug (`--shrink-seconds`): far more than it takes.
 SHRINK_SECONDS = 60
 
@@ -120,7 +123,8 @@ def check_found(bug: str, found: Found, todaysim: Client, bridged_page: Callable
 @pytest.mark.parametrize("bug", sorted(PLANTED))
 def test_each_planted_bug_is_found_and_shrunk(bug: str, todaysim: Client, browser: Any, today_page: str,
                                               bridged_page: Callable[..., BridgedPage]) -> None:
-    found = explore(f"{today_page}?bug={bug}", todaysim, browser, examples=BUDGET, seed=SEED, shrink_seconds=SHRINK_SECONDS)
+    found = explore(f"{today_page}?bug={bug}", todaysim, browser, examples=BUDGET, seed=SEEDS.get(bug, SEED),
+                    shrink_seconds=SHRINK_SECONDS)
     check_found(bug, found, todaysim, bridged_page)
 
 

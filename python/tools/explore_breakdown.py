@@ -108,7 +108,10 @@ def run(client: Client, browser: Any, url: str, examples: int, fresh: bool, expl
             try:
                 return step(page, element, settled)
             finally:
-                timer.add(f"{timer.where}: in all", time.perf_counter() - began)
+                seconds = time.perf_counter() - began
+                timer.add(f"{timer.where}: in all", seconds)
+                (kind, body), = element.items()
+                timer.add(f"by step: {kind} {body.get('type', '')}".rstrip(), seconds)
                 timer.where = "between steps"
         return one
 
@@ -167,6 +170,11 @@ def table(timer: Timer, wall: float, examples: int) -> Iterator[str]:
         yield f"{phase:40} {calls / examples:>13.1f} {seconds * 1000 / examples:>10.1f} {seconds * 1000 / calls:>8.1f}"
     yield f"{'rest':40} {'':>13} {(wall - accounted) * 1000 / examples:>10.1f}"
     yield f"{'one example in all':40} {'':>13} {wall * 1000 / examples:>10.1f}   ({examples / wall:.2f} examples/s)"
+    yield "the steps' time by step (the same time as the input and clock move lines):"
+    for phase in sorted((p for p in timer.seconds if p.startswith("by step: ")), key=lambda p: -timer.seconds[p]):
+        seconds, calls = timer.seconds[phase], timer.calls[phase]
+        yield f"{phase:40} {calls / examples:>13.1f} {seconds * 1000 / examples:>10.1f} {seconds * 1000 / calls:>8.1f}"
+
 
 
 def main(argv: list[str]) -> int:
