@@ -29,6 +29,9 @@ SEED = 20261203
 #: A seed of its own where the common one finds a bug late: foreground-replace needs two requests
 #: within 16 ms after a foreground return, which SEED first draws in example 45 (seed 5: in 3).
 SEEDS = {"foreground-replace": 5}
+#: Unseeded, the same bug is found in about one example in seventy (in example 68 of one run,
+#: not within 100 in another): its long run gets a budget that finds it nearly every time.
+UNSEEDED_BUDGET = {"foreground-replace": 300}
 #: Examples on the conforming page in the default run (the long run takes the budget).
 CLEAN_EXAMPLES = 10
 #: The explorer's own shrinking, per bug (`--shrink-seconds`): far more than it takes.
@@ -92,11 +95,12 @@ def test_the_conforming_page_stays_clean_over_the_default_budget(request: pytest
     assert found.examples >= BUDGET
 
 
-def check_found(bug: str, found: Found, todaysim: Client, bridged_page: Callable[..., BridgedPage]) -> None:
+def check_found(bug: str, found: Found, todaysim: Client, bridged_page: Callable[..., BridgedPage],
+                budget: int = BUDGET) -> None:
     """Found within the budget, shrunk, and reproduced by its pytest test and its export."""
     code, shortest = PLANTED[bug]
     assert found.breach is not None, f"{bug}: not found in {found.examples} examples"
-    assert found.found_after is not None and found.found_after <= BUDGET
+    assert found.found_after is not None and found.found_after <= budget
     assert code in found.codes, found.describe()
     assert len(found.steps) <= len(shortest) + 2, found.describe()
     print(f"{bug}: found in example {found.found_after}, {found.examples} examples in all; shrunk to "
@@ -134,8 +138,9 @@ def test_each_planted_bug_is_found_and_shrunk_unseeded(request: pytest.FixtureRe
                                                        browser: Any, today_page: str,
                                                        bridged_page: Callable[..., BridgedPage]) -> None:
     long_run(request)
-    found = explore(f"{today_page}?bug={bug}", todaysim, browser, examples=BUDGET, shrink_seconds=SHRINK_SECONDS)
-    check_found(bug, found, todaysim, bridged_page)
+    budget = UNSEEDED_BUDGET.get(bug, BUDGET)
+    found = explore(f"{today_page}?bug={bug}", todaysim, browser, examples=budget, shrink_seconds=SHRINK_SECONDS)
+    check_found(bug, found, todaysim, bridged_page, budget)
 
 
 # What an example could leave behind, and what the next one reads: every kind of storage a page
