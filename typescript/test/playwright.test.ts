@@ -61,22 +61,28 @@ const PLANTED: { [bug: string]: [string, Step[]] } = {
   // The reload after a termination is answered with the id the previous document answered.
   "stale-reload-id": ["M1", [{ clock: { advanceMs: 50 } }, { lifecycle: { type: "webContentTerminated" } },
     { clock: { advanceMs: 50 } }]],
+  // Away 5 s and back, and a second request within the 16 ms the page waits before its fetch:
+  // it replaces the app_foreground request, which is never answered.
+  "foreground-replace": ["M7", [{ lifecycle: { type: "background" } }, { clock: { advanceMs: 5000 } },
+    { lifecycle: { type: "foreground" } }, { lifecycle: { type: "tabActivated" } }, { clock: { advanceMs: 5000 } }]],
 };
 
 test("the fixture page conforms through every scenario that shows a planted bug", async () => {
   const page = await bridged(pages.today);
   // Each bug's scenario in turn (a pull during the boot fetch, the deadline, a background and
-  // foreground round trip, a termination and its reload), on the page as written.
+  // foreground round trip with a tab activation in the same millisecond, a termination and its
+  // reload), on the page as written.
   await run(page, [
     { gesture: { type: "pull", requestId: "p1" } }, { clock: { advanceMs: 5000 } },
     { lifecycle: { type: "background" } }, { clock: { advanceMs: 5000 } },
-    { lifecycle: { type: "foreground", requestId: "fg1" } }, { clock: { advanceMs: 5000 } },
+    { lifecycle: { type: "foreground", requestId: "fg1" } }, { lifecycle: { type: "tabActivated", requestId: "tab1" } },
+    { clock: { advanceMs: 5000 } },
     { lifecycle: { type: "webContentTerminated", requestId: "t1" } }, { clock: { advanceMs: 1000 } },
   ]);
   await page.expectConforms();
   const report = await page.report();
   const outcomes = Object.fromEntries(report.requests.map((r) => [r.requestId, r.outcome]));
-  assert.deepEqual([outcomes.p1, outcomes.fg1, outcomes.t1], ["succeeded", "succeeded", "succeeded"]);
+  assert.deepEqual([outcomes.p1, outcomes.fg1, outcomes.tab1, outcomes.t1], ["succeeded", "succeeded", "succeeded", "succeeded"]);
   const view = await todaysim.readSession(page.sessionId);
   assert.deepEqual([view.clock.nowMs, view.document.loadId], [16_000, 2]);
   assert.equal(await page.pageNowMs(), 16_000);

@@ -1,4 +1,4 @@
-"""`todaysim-explore URL [--examples N] [--seed S] [--steps K] [--shrink-seconds T] [--junit FILE] [--export FILE]`
+"""`todaysim-explore URL [--examples N] [--seed S] [--steps K] [--shrink-seconds T] [--fresh-pages] [--junit FILE] [--export FILE]`
 
 Explores the page at URL (a Today Page that loads todaysim's /bridge.js from the `todaysim`
 and `session` query parameters it is given, as Scripts/examples/today-page does) with the
@@ -49,18 +49,21 @@ def junit(found: Found, seconds: float) -> bytes:
         failure.text = found.describe()
     else:
         ET.SubElement(case, "system-out").text = found.describe()
-    return ET.tostring(suites, encoding="utf-8", xml_declaration=True)
+    document: bytes = ET.tostring(suites, encoding="utf-8", xml_declaration=True)
+    return document
 
 
-def main(argv: Optional[list] = None) -> int:
+def main(argv: Optional[list[str]] = None) -> int:
     parser = argparse.ArgumentParser(prog="todaysim-explore", description="Find Today Page contract breaches nobody scripted.",
                                      epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("url", help="the page under test")
     parser.add_argument("--examples", type=int, default=100, help="examples to try (default 100)")
     parser.add_argument("--seed", type=int, default=None, help="a seed, for the same examples every run")
     parser.add_argument("--steps", type=int, default=10, help="steps an example takes at most (default 10)")
-    parser.add_argument("--shrink-seconds", type=int, default=120,
-                        help="how long Hypothesis shrinks a breach before the explorer's own pass goes on (default 120)")
+    parser.add_argument("--shrink-seconds", type=float, default=120,
+                        help="how long the explorer shrinks a breach, replaying shorter scenarios (default 120)")
+    parser.add_argument("--fresh-pages", action="store_true",
+                        help="a new browser context and page for every example (default: one page, cleared between examples)")
     parser.add_argument("--junit", metavar="FILE", help="write the outcome as JUnit XML")
     parser.add_argument("--export", metavar="FILE", help="write the failing session's export (replays without a page)")
     options = parser.parse_args(argv)
@@ -84,7 +87,7 @@ def main(argv: Optional[list] = None) -> int:
             browser = playwright.chromium.launch(executable_path=browser_executable(playwright))
             try:
                 found = explore(options.url, client, browser, examples=options.examples, seed=options.seed, steps=options.steps,
-                                shrink_seconds=options.shrink_seconds)
+                                shrink_seconds=options.shrink_seconds, fresh_pages=options.fresh_pages)
             finally:
                 browser.close()
         seconds = time.monotonic() - started

@@ -3,13 +3,20 @@
 `HostExplorer` is a Hypothesis `RuleBasedStateMachine` whose rules are the host's inputs (pull;
 background and foreground; tab activation; socket and timer refreshes; navigation; account
 switch; Web content termination; scrollToSection; live widget created and cancelled; dialog
-choose and dismiss) and clock moves drawn around the rules' thresholds (just under, at and just
-over 1 s, 5 s, 10 s and 12 s). Each example runs on a fresh session and a fresh page (a new
-browser context; one browser for the run), one step at a time with a settle after each, and
-the invariant is the contract monitor's verdict: the session's report conforms after every
-settled step. Hypothesis shrinks a breach to the shortest sequence that still breaks the
-contract; `explore()` returns it as host steps in `/steps` element form, as a pytest test to
-paste, and with the failing session's export (which reproduces the violation without a page).
+choose and dismiss) and clock moves. A gap (the move after an input, or between leaving and
+coming back) is drawn from seven kinds, each as likely as the others: none (0 ms), a few
+milliseconds (1–20: two inputs close together), a page's own work (50 or 200 ms), and just
+under, at or just over each of the rules' thresholds (1 s, 5 s, 10 s, 12 s). Each example runs
+on a session of its own and a page cleared of everything the example before it left (`Pages`),
+one step at a time with a settle after each, and the invariant is the contract monitor's
+verdict: the session's report conforms after every settled step.
+
+Hypothesis only generates (its `generate` phase: `settings`, `@seed`, no database, quiet): the
+first example that breaks the contract is recorded by the invariant itself and raised, and the
+explorer's own pass (`minimize`) shrinks it, replaying candidates on fresh sessions, for at most
+`shrink_seconds`. `explore()` returns the scenario as host steps in `/steps` element form, as a
+pytest test to paste, and with the failing session's export (which reproduces the violation
+without a page).
 
 A team adds rules of its own by subclassing (a network failure it injects, a feature flag):
 
@@ -24,31 +31,53 @@ from __future__ import annotations
 import contextlib
 import json
 import sys
+import time
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Optional
+from typing import Any, Callable, ClassVar, Optional
 
 import hypothesis.strategies as st
-from hypothesis import HealthCheck, settings as Settings
+from hypothesis import HealthCheck, Phase, Verbosity, seed as fixed_seed, settings as Settings
+from hypothesis.errors import Flaky
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule, run_state_machine_as_test
 
 from .client import Client
-from .page import BridgedPage, OriginRefused, SettleTimeout, check_origin
+from .models import TimelineEntry
+from .page import EPOCH_MS, BridgedPage, OriginRefused, SettleTimeout, check_origin, origin_of
+
+Step = dict[str, Any]
 
 #: The rules' thresholds: the header's 1 s settle, the 5 s soft deadline and foreground
 #: threshold, the 10 s manual-refresh window, the 12 s watchdogs.
 THRESHOLDS_MS = (1000, 5000, 10000, 12000)
-#: Clock moves: just under, at and just over each threshold, and short ones (a page's fetch).
-MOVES_MS = tuple(sorted({t + d for t in THRESHOLDS_MS for d in (-1, 0, 1)} | {50, 200}))
-#: What may follow an input: nothing, or one of the moves.
-THEN = st.sampled_from((0,) + MOVES_MS)
+#: A page's own work (the fixture page's fetch takes 50 ms).
+PAGE_WORK_MS = (50, 200)
+#: A few milliseconds: a second input right behind the first.
+FEW_MS = (1, 20)
+#: The fixed clock moves: just under, at and just over each threshold, and a page's work.
+MOVES_MS = tuple(sorted({t + d for t in THRESHOLDS_MS for d in (-1, 0, 1)} | set(PAGE_WORK_MS)))
+
+
+def gaps(zero: bool = True) -> st.SearchStrategy[int]:
+    """A gap in ms, its kinds equally likely: 0 (when `zero`), a few ms, a page's work, and
+    around each threshold. Shrinking (Hypothesis' order) goes to the first kind."""
+    kinds = [st.integers(*FEW_MS), st.sampled_from(PAGE_WORK_MS)]
+    kinds += [st.sampled_from((t - 1, t, t + 1)) for t in THRESHOLDS_MS]
+    return st.one_of(([st.just(0)] if zero else []) + kinds)
+
+
+#: What may follow an input: nothing, or a move of any kind.
+THEN = gaps()
 #: Rules an example takes at most (Hypothesis' `stateful_step_count`).
 STEPS = 10
+#: Examples one browser context and page serve before both are made anew (each clock move adds
+#: an init script to the context, which every later document runs).
+RECYCLE_AFTER = 25
 
 
 class Breach(AssertionError):
     """The page broke the contract: the session's report lists violations."""
 
-    def __init__(self, violations: list):
+    def __init__(self, violations: list[TimelineEntry]):
         self.violations = violations
         lines = [f"{v['type']} at {v['atMs']} ms: {v['data'].get('detail', '')}" for v in violations]
         super().__init__("the page broke the contract:\n" + "\n".join(lines))
@@ -58,49 +87,158 @@ class Breach(AssertionError):
         return [v["type"] for v in self.violations]
 
 
-class HostExplorer(RuleBasedStateMachine):
-    """The host inputs as rules; set `page_url`, `client` and `browser` (the runner does)."""
+class Pages:
+    """Where each example's page comes from: a session of its own and, by default, one browser
+    context and page reused from example to example and cleared between them, which leaves
+    nothing of one example for the next:
 
-    page_url: ClassVar[Optional[str]] = None
-    client: ClassVar[Optional[Client]] = None
-    browser: ClassVar[Any] = None
-    session_fields: ClassVar[dict] = {}
-    settle_timeout: ClassVar[float] = 2.0
-    #: The last example run (Hypothesis runs the minimal failing one last) and every example's count.
-    last: ClassVar[Optional["HostExplorer"]] = None
-    examples: ClassVar[int] = 0
+    - the document: the page leaves it for `about:blank` by its own navigation, so the example's
+      document has unloaded (its unload handlers run, its scripts, timers, event stream and
+      workers gone) before anything is cleared, and the blank document has the page's origin;
+    - storage: there, the origin's session storage is cleared (it belongs to the tab), then
+      everything else of the origin (`Storage.clearDataForOrigin`, all types: local storage,
+      IndexedDB, Cache Storage, service workers, cookies, file systems), then every cookie of
+      the context; `window.name` is reset;
+    - reuse is refused (the context is closed and the next example gets a new one) when a frame
+      of another origin was shown (its storage could not be cleared this way), when the blank
+      document does not have the page's origin, and when anything in clearing fails;
+    - the clock: the context's page clock is set back to the new session's time before the page
+      loads, and the load is refused unless the page then reads exactly the session's time;
+    - the session: a new one per example (the caller deletes it).
+
+    Only on Chromium (the clearing goes through CDP); `fresh=True`, or another browser, gives
+    every example a new context and page instead. A context serves `recycle_after` examples
+    (the page clock adds an init script to it on every move)."""
+
+    def __init__(self, browser: Any, client: Client, page_url: str, *, session_fields: Optional[dict[str, Any]] = None,
+                 settle_timeout: float = 2.0, fresh: bool = False, recycle_after: int = RECYCLE_AFTER):
+        self.browser, self.client, self.page_url = browser, client, page_url
+        self.origin = origin_of(page_url)
+        self.session_fields = dict(session_fields or {})
+        self.settle_timeout, self.fresh, self.recycle_after = settle_timeout, fresh, recycle_after
+        self.context: Any = None
+        self.page: Any = None
+        self.cdp: Any = None
+        self.served = 0  # examples the current context has served
+        self.foreign: set[str] = set()  # origins other than the page's that a frame showed
+        #: Contexts made (a context per example with `fresh`).
+        self.contexts = 0
+
+    def _new_context(self) -> None:
+        self.discard()
+        self.context = self.browser.new_context()
+        self.page = self.context.new_page()
+        self.page.on("framenavigated", self._navigated)
+        try:
+            self.cdp = None if self.fresh else self.context.new_cdp_session(self.page)
+        except Exception:  # not Chromium: a context per example
+            self.cdp = None
+        self.served, self.foreign = 0, set()
+        self.contexts += 1
+
+    def _navigated(self, frame: Any) -> None:
+        if frame.url != "about:blank" and origin_of(frame.url) != self.origin:
+            self.foreign.add(frame.url)
+
+    def open(self) -> BridgedPage:
+        """A new session and the page under test loaded against it, settled."""
+        if self.context is None or self.cdp is None or self.served >= self.recycle_after:
+            self._new_context()
+        page = self.page
+        session_id = self.client.create_session("explorer", **self.session_fields)["id"]
+        try:
+            if self.served:
+                # The clock stays paused from the example before; back to the session's time (0).
+                page.clock.set_system_time(EPOCH_MS // 1000)
+            bridged = BridgedPage(self.client, session_id, page, self.page_url, settle_timeout=self.settle_timeout).open()
+            seen, now = bridged.last_settle, bridged.view["clock"]["nowMs"]
+            if seen is None or seen["pageNow"] != EPOCH_MS + now:
+                raise RuntimeError(f"the page clock reads {seen and seen['pageNow']}, not the session's {EPOCH_MS + now}")
+        except BaseException:
+            with contextlib.suppress(Exception):
+                self.client.delete_session(session_id)
+            self.discard()
+            raise
+        self.served += 1
+        return bridged
+
+    def close(self, bridged: BridgedPage) -> None:
+        """Ends an example: its page cleared for the next one (or its context closed)."""
+        page = bridged.page
+        with contextlib.suppress(Exception):
+            for event, handler in (("request", bridged._started), ("requestfinished", bridged._ended),
+                                   ("requestfailed", bridged._ended)):
+                page.remove_listener(event, handler)
+            cdp = getattr(bridged, "_cdp", None)
+            if cdp is not None:
+                cdp.detach()
+        if self.cdp is None or page is not self.page or self.foreign:
+            self.discard()
+            return
+        try:
+            self.clear()
+        except Exception:
+            self.discard()
+
+    def clear(self) -> None:
+        """Leaves nothing of the example before (see the class); raises when it cannot."""
+        with self.page.expect_navigation(url="about:blank", timeout=self.settle_timeout * 1000):
+            with contextlib.suppress(Exception):  # the evaluation may end with its document
+                self.page.evaluate("location.replace('about:blank')")
+        origin = self.page.evaluate("sessionStorage.clear(), window.name = '', window.origin")
+        if origin != self.origin:
+            raise RuntimeError(f"the blank page's origin is {origin}, not {self.origin}")
+        self.cdp.send("Storage.clearDataForOrigin", {"origin": self.origin, "storageTypes": "all"})
+        self.context.clear_cookies()
+
+    def discard(self) -> None:
+        """Closes the context (the next `open` makes a new one)."""
+        context, self.context, self.page, self.cdp = self.context, None, None, None
+        if context is not None:
+            with contextlib.suppress(Exception):
+                context.close()
+
+
+@dataclass
+class _Run:
+    """One `explore` call's bookkeeping, shared by its examples."""
+
+    pages: Pages
+    examples: int = 0
     #: Examples that ran to their end or to a breach, and the ones Hypothesis gave up mid-way
     #: (a draw it rejected: an overrun, or rules filtered away), which `max_examples` does not count.
-    ran: ClassVar[int] = 0
-    discarded: ClassVar[int] = 0
-    discarded_why: ClassVar[dict] = {}
-    #: The example in which a breach was first seen (the shrinking runs the ones after it).
-    found_after: ClassVar[Optional[int]] = None
-    #: Sessions the run made and has not purged yet (a breach's, kept for its export, and any
-    #: an error left): all purged when `explore` returns or raises.
-    made: ClassVar[list] = []
+    ran: int = 0
+    discarded: dict[str, int] = field(default_factory=dict)
+    #: The first breach: the example it was seen in, its steps and its session.
+    found_after: Optional[int] = None
+    breach: Optional[Breach] = None
+    steps: list[Step] = field(default_factory=list)
+    session_id: Optional[str] = None
+    #: Sessions made and not purged yet (a breach's, kept for its export, and any an error left).
+    made: list[str] = field(default_factory=list)
 
-    def __init__(self):
+
+class HostExplorer(RuleBasedStateMachine):
+    """The host inputs as rules; `explore` sets `page_url`, `client`, `browser` and the run."""
+
+    page_url: ClassVar[Optional[str]] = None
+    client: ClassVar[Client]
+    browser: ClassVar[Any] = None
+    run: ClassVar[_Run]
+
+    def __init__(self) -> None:
         super().__init__()
-        cls = type(self)
-        cls.examples += 1
-        cls.last = self
-        self.steps: list[dict] = []
+        run = type(self).run
+        self.steps: list[Step] = []
         self.untouched = True
         self.breach: Optional[Breach] = None
-        self.context = cls.browser.new_context()
-        view = cls.client.create_session("explorer", **cls.session_fields)
-        self.session_id = view["id"]
-        cls.made.append(self.session_id)  # purged when the run ends, however it ends
-        try:
-            self.page = BridgedPage(cls.client, self.session_id, self.context.new_page(), cls.page_url,
-                                    settle_timeout=cls.settle_timeout).open()
-        except BaseException:
-            self.context.close()
-            raise
+        run.examples += 1
+        self.page = run.pages.open()
+        self.session_id = self.page.session_id
+        run.made.append(self.session_id)  # purged when the run ends, however it ends
 
     # -- recording -----------------------------------------------------------------------------
-    def step(self, element: dict) -> Any:
+    def step(self, element: Step) -> Any:
         """One host step (`/steps` element form): recorded, applied, settled."""
         self.steps.append(element)
         # A clock move starts from the last settle unless a rule of a subclass' own (`custom`)
@@ -116,148 +254,122 @@ class HostExplorer(RuleBasedStateMachine):
 
     # -- the host's inputs ---------------------------------------------------------------------
     # Each input may be followed by a clock move (`then`, 0 for none): most breaches need time to
-    # pass after an input, and a rule drawn among sixteen would rarely be the move. Shrinking
-    # takes `then` to 0 (the first choice), which drops the move from the scenario.
-    def act(self, element: dict, then: int) -> None:
+    # pass after an input, and a rule drawn among sixteen would rarely be the move.
+    def act(self, element: Step, then: int) -> None:
         self.step(element)
         if then:
             self.step({"clock": {"advanceMs": then}})
 
     def app(self, state: str) -> bool:
-        return self.page.view.get("app", {}).get("state") == state
+        return bool(self.page.view["app"]["state"] == state)
 
     @rule(then=THEN)
-    def pull(self, then):
+    def pull(self, then: int) -> None:
         self.act({"gesture": {"type": "pull"}}, then)
 
     @precondition(lambda self: self.app("foreground"))
     @rule(then=THEN)
-    def background(self, then):
+    def background(self, then: int) -> None:
         self.act({"lifecycle": {"type": "background"}}, then)
 
     @precondition(lambda self: self.app("background"))
     @rule(then=THEN)
-    def foreground(self, then):
+    def foreground(self, then: int) -> None:
         self.act({"lifecycle": {"type": "foreground"}}, then)
 
     @precondition(lambda self: self.app("foreground"))
-    @rule(away=st.sampled_from(MOVES_MS), then=THEN)
-    def leave_and_return(self, away, then):
+    @rule(away=gaps(zero=False), then=THEN)
+    def leave_and_return(self, away: int, then: int) -> None:
         """Background, `away` ms, foreground: the round trip H15 measures against its 5 s threshold."""
         self.step({"lifecycle": {"type": "background"}})
         self.step({"clock": {"advanceMs": away}})
         self.act({"lifecycle": {"type": "foreground"}}, then)
 
     @rule(then=THEN)
-    def tab_activated(self, then):
+    def tab_activated(self, then: int) -> None:
         self.act({"lifecycle": {"type": "tabActivated"}}, then)
 
     @rule(then=THEN)
-    def socket_event(self, then):
+    def socket_event(self, then: int) -> None:
         self.act({"lifecycle": {"type": "socketEvent"}}, then)
 
     @rule(then=THEN)
-    def timer_tick(self, then):
+    def timer_tick(self, then: int) -> None:
         self.act({"lifecycle": {"type": "timerTick"}}, then)
 
     @rule(then=THEN)
-    def navigation(self, then):
+    def navigation(self, then: int) -> None:
         self.act({"lifecycle": {"type": "navigation"}}, then)
 
     @rule(uid=st.sampled_from(["explorer-2", "explorer"]), then=THEN)
-    def account_switch(self, uid, then):
+    def account_switch(self, uid: str, then: int) -> None:
         self.act({"lifecycle": {"type": "accountSwitch", "uid": uid}}, then)
 
     @rule(then=THEN)
-    def web_content_terminated(self, then):
+    def web_content_terminated(self, then: int) -> None:
         self.act({"lifecycle": {"type": "webContentTerminated"}}, then)
 
     @rule(batch=st.sampled_from(["b1", "b2"]), then=THEN)
-    def scroll_to_section(self, batch, then):
+    def scroll_to_section(self, batch: str, then: int) -> None:
         self.act({"command": {"type": "todayPage.scrollToSection", "batchId": batch}}, then)
 
     @rule(then=THEN)
-    def live_widget_created(self, then):
+    def live_widget_created(self, then: int) -> None:
         self.act({"gesture": {"type": "liveWidget.created"}}, then)
 
-    @precondition(lambda self: self.page.view.get("liveWidgetSheet") == "presented")
+    @precondition(lambda self: self.page.view["liveWidgetSheet"] == "presented")
     @rule(then=THEN)
-    def live_widget_cancelled(self, then):
+    def live_widget_cancelled(self, then: int) -> None:
         self.act({"gesture": {"type": "liveWidget.cancelled"}}, then)
 
-    @precondition(lambda self: self.page.view.get("dialog") is not None)
+    @precondition(lambda self: self.page.view["dialog"] is not None)
     @rule(action=st.sampled_from(["ok", "cancel"]), then=THEN)
-    def dialog_choose(self, action, then):
+    def dialog_choose(self, action: str, then: int) -> None:
         self.act({"gesture": {"type": "dialog.choose", "actionId": action}}, then)
 
-    @precondition(lambda self: self.page.view.get("dialog") is not None)
+    @precondition(lambda self: self.page.view["dialog"] is not None)
     @rule(then=THEN)
-    def dialog_dismiss(self, then):
+    def dialog_dismiss(self, then: int) -> None:
         self.act({"gesture": {"type": "dialog.dismiss"}}, then)
 
-    @rule(ms=st.sampled_from(MOVES_MS))
-    def advance(self, ms):
+    @rule(ms=gaps(zero=False))
+    def advance(self, ms: int) -> None:
         self.step({"clock": {"advanceMs": ms}})
 
     # -- the oracle ----------------------------------------------------------------------------
     @invariant()
-    def conforms(self):
-        # The view read at the last settle counts the violations (the report lists exactly those),
-        # so a conforming step costs no request; a breach reads the report for its details.
-        if self.page.view.get("counts", {}).get("violations", 1) == 0:
+    def conforms(self) -> None:
+        # The view read at the last settle counts the violations (the report lists exactly
+        # those), so a conforming step costs no request; a breach reads the report.
+        if self.page.view["counts"]["violations"] == 0:
             return
         report = type(self).client.report(self.session_id)
-        if not report["conforms"]:
-            self.breach = Breach(report["violations"])
-            cls = type(self)
-            if cls.found_after is None:
-                cls.found_after = cls.examples
-            raise self.breach
+        if report["conforms"]:
+            return
+        self.breach = Breach(report["violations"])
+        run = type(self).run
+        # The first breach is the one the explorer shrinks (Hypothesis then runs its example
+        # once more, to report it: that run's breach is not recorded).
+        if run.breach is None:
+            run.breach, run.found_after = self.breach, run.examples
+            run.steps, run.session_id = list(self.steps), self.session_id
+        raise self.breach
 
-    def teardown(self):
-        cls = type(self)
+    def teardown(self) -> None:
+        run = type(self).run
         # How the example ended: teardown runs in Hypothesis' `finally`, so the exception that
         # ends the example, if any, is the one being handled.
         ending = sys.exc_info()[1]
         if ending is None or isinstance(ending, Breach):
-            cls.ran += 1
+            run.ran += 1
         else:
-            cls.discarded += 1
-            cls.discarded_why[type(ending).__name__] = cls.discarded_why.get(type(ending).__name__, 0) + 1
-        self.context.close()
+            name = type(ending).__name__
+            run.discarded[name] = run.discarded.get(name, 0) + 1
+        run.pages.close(self.page)
         if self.breach is None:
             with contextlib.suppress(Exception):
-                cls.client.delete_session(self.session_id)
-                cls.made.remove(self.session_id)
-
-
-@contextlib.contextmanager
-def _shrinking_limited_to(seconds: int):
-    """Hypothesis shrinks for at most 300 s (its engine's MAX_SHRINKING_SECONDS, not a setting):
-    a page's examples take a second each, so the explorer gives its shrinking less and goes on
-    with `minimize`. Left alone when that constant is not there."""
-    from hypothesis.internal.conjecture import engine
-    from hypothesis.reporting import current_reporter, with_reporter
-    before = getattr(engine, "MAX_SHRINKING_SECONDS", None)
-    if before is not None:
-        engine.MAX_SHRINKING_SECONDS = seconds
-    passed_on = current_reporter()
-
-    # Its warning speaks of its own five minutes, which this limit replaced, and its note that
-    # the test "exited early because it took too long to shrink" of a stop the explorer makes on
-    # purpose (its `minimize` goes on from there): neither is passed on.
-    def reporter(text):
-        text = str(text)
-        if not text.startswith("WARNING: Hypothesis has spent more than five minutes") \
-                and "exited early because it took too long to shrink" not in text:
-            passed_on(text)
-
-    try:
-        with with_reporter(reporter):
-            yield
-    finally:
-        if before is not None:
-            engine.MAX_SHRINKING_SECONDS = before
+                type(self).client.delete_session(self.session_id)
+                run.made.remove(self.session_id)
 
 
 @dataclass
@@ -269,11 +381,11 @@ class Found:
     breach: Optional[Breach] = None
     #: The example that first broke the contract (the examples after it shrank it).
     found_after: Optional[int] = None
-    steps: list = field(default_factory=list)
-    export: Optional[dict] = None
+    steps: list[Step] = field(default_factory=list)
+    export: Optional[dict[str, Any]] = None
     #: Of `examples`, those Hypothesis gave up mid-way (a draw it rejected), by exception name;
     #: `max_examples` does not count them, so a run of N examples runs N + these.
-    discarded: dict = field(default_factory=dict)
+    discarded: dict[str, int] = field(default_factory=dict)
 
     @property
     def codes(self) -> list[str]:
@@ -316,111 +428,132 @@ class Found:
         return "\n".join(lines)
 
 
-def _reproduce(steps: list, code: str, page_url: str, client: Client, browser: Any, session_fields: dict,
-               settle_timeout: float) -> Optional[str]:
-    """Replays `steps` one per call on a fresh session and page, checking the report after each
-    (as the explorer does); the session's id when `code` is among the violations, else None (the
-    session is then purged)."""
-    context = browser.new_context()
-    session_id = client.create_session("explorer", **session_fields)["id"]
+def reproduces(pages: Pages, steps: list[Step], code: str) -> Optional[str]:
+    """Replays `steps` one per call on a new session and a cleared page, checking the verdict
+    after each (as the explorer does); the session's id when `code` is among the violations,
+    else None (that session is then deleted)."""
+    page = pages.open()
+    session_id, client, found = page.session_id, pages.client, False
     try:
-        page = BridgedPage(client, session_id, context.new_page(), page_url, settle_timeout=settle_timeout).open()
         for step in [None] + steps:
             if step is not None:
-                page.step(step)
-            if code in [v["type"] for v in client.report(session_id)["violations"]]:
-                return session_id
-    except BaseException:
-        with contextlib.suppress(Exception):
-            client.delete_session(session_id)
-        raise
-    finally:
-        context.close()
-    client.delete_session(session_id)
-    return None
-
-
-def minimize(steps: list, code: str, reproduce) -> tuple[list, Optional[str]]:
-    """Hypothesis' shrinking can stop short (its time limit; a local minimum it cannot leave one
-    change at a time): this pass takes the scenario further, greedily, as long as `reproduce`
-    still shows `code`: two clock moves in a row become one move of their sum, and any single step
-    goes. Returns the shortest scenario it reached and the session that last reproduced it."""
-    session = reproduce(steps)
-    if session is None:
-        return steps, None
-    changed = True
-    while changed:
-        changed = False
-        candidates = []
-        for i in range(len(steps) - 1):
-            a, b = steps[i].get("clock", {}), steps[i + 1].get("clock", {})
-            if set(a) == {"advanceMs"} and set(b) == {"advanceMs"}:
-                candidates.append(steps[:i] + [{"clock": {"advanceMs": a["advanceMs"] + b["advanceMs"]}}] + steps[i + 2:])
-        candidates += [steps[:i] + steps[i + 1:] for i in range(len(steps))]
-        for candidate in candidates:
-            found = reproduce(candidate)
-            if found is not None:
-                reproduce.discard(session)
-                steps, session, changed = candidate, found, True
+                page.step(step, settled=True)
+            if page.view["counts"]["violations"] and code in [v["type"] for v in client.report(session_id)["violations"]]:
+                found = True
                 break
-    return steps, session
+    finally:
+        pages.close(page)
+        if not found:
+            with contextlib.suppress(Exception):
+                client.delete_session(session_id)
+    return session_id if found else None
+
+
+def candidates(steps: list[Step]) -> list[list[Step]]:
+    """Shorter scenarios to try, the boldest first: leaving out a run of steps (half of them,
+    then a quarter, … then one at a time), then two clock moves in a row made one move of their
+    sum."""
+    tried: list[list[Step]] = []
+    size = max(1, len(steps) // 2) if steps else 0
+    while size >= 1:
+        for start in range(0, len(steps) - size + 1, size):
+            tried.append(steps[:start] + steps[start + size:])
+        size //= 2
+    for i in range(len(steps) - 1):
+        a, b = steps[i].get("clock", {}), steps[i + 1].get("clock", {})
+        if set(a) == {"advanceMs"} and set(b) == {"advanceMs"}:
+            tried.append(steps[:i] + [{"clock": {"advanceMs": a["advanceMs"] + b["advanceMs"]}}] + steps[i + 2:])
+    return tried
+
+
+def minimize(steps: list[Step], code: str, reproduce: Callable[[list[Step]], Optional[str]], *,
+             seconds: float = 120.0, discard: Callable[[str], None] = lambda session_id: None) -> tuple[list[Step], int]:
+    """The explorer's shrinking: greedily, as long as `reproduce` still shows `code` (and for at
+    most `seconds` of wall time, keeping the shortest reached), leaves out runs of steps and
+    merges neighbouring clock moves (`candidates`), starting again from each success, until no
+    candidate reproduces: the scenario returned is one where no single step can be left out
+    (when the time allowed it). `discard` gets the session of every reproduction superseded by
+    a shorter one. Returns the scenario and the replays it made."""
+    end = time.monotonic() + seconds
+    replays, changed = 0, True
+    while changed and time.monotonic() < end:
+        changed = False
+        for candidate in candidates(steps):
+            if time.monotonic() >= end:
+                break
+            replays += 1
+            session_id = reproduce(candidate)
+            if session_id is not None:
+                discard(session_id)
+                steps, changed = candidate, True
+                break
+    return steps, replays
 
 
 def explore(page_url: str, client: Client, browser: Any, *, examples: int = 100, seed: Optional[int] = None,
-            steps: int = STEPS, machine: type = HostExplorer, session_fields: Optional[dict] = None,
-            settle_timeout: float = 2.0, shrink_seconds: int = 120) -> Found:
-    """Runs the explorer against `page_url` (`examples` examples of at most `steps` rules).
-    Hypothesis shrinks a breach for at most `shrink_seconds`; `minimize` then takes the scenario
-    further, replaying it. Returns what it found (its `export` is the session that last showed
-    the breach); raises `OriginRefused` before anything starts when the server does not let
-    pages of `page_url`'s origin call it, `SettleTimeout` (or another error) when it could not
-    explore. Every session the run made is purged when it returns or raises."""
+            steps: int = STEPS, machine: type[HostExplorer] = HostExplorer, session_fields: Optional[dict[str, Any]] = None,
+            settle_timeout: float = 2.0, shrink_seconds: float = 120, fresh_pages: bool = False) -> Found:
+    """Runs the explorer against `page_url` (`examples` examples of at most `steps` rules; `seed`
+    makes the run repeatable). A breach is shrunk by `minimize` for at most `shrink_seconds`.
+    Returns what it found (its `export` is the session that showed the breach, replayed on a
+    new page when shrinking left the scenario as it was); raises `OriginRefused` before anything
+    starts when the server does not let pages of `page_url`'s origin call it, `SettleTimeout`
+    (or another error) when it could not explore. Every session the run made is purged when it
+    returns or raises. `fresh_pages=True` gives every example a new browser context and page
+    instead of the cleared one (`Pages`)."""
     check_origin(client, page_url)
-    explorer = type(machine.__name__, (machine,), {
-        "page_url": page_url, "client": client, "browser": browser, "session_fields": dict(session_fields or {}),
-        "settle_timeout": settle_timeout, "last": None, "examples": 0, "ran": 0, "discarded": 0, "discarded_why": {}, "made": [], "found_after": None,
-    })
+    pages = Pages(browser, client, page_url, session_fields=session_fields, settle_timeout=settle_timeout, fresh=fresh_pages)
+    run = _Run(pages)
+    explorer: type[HostExplorer] = type(machine.__name__, (machine,), {
+        "page_url": page_url, "client": client, "browser": browser, "run": run})
     if seed is not None:
-        explorer._hypothesis_internal_use_seed = seed  # what @hypothesis.seed sets
+        explorer = fixed_seed(seed)(explorer)
     options = Settings(max_examples=examples, stateful_step_count=steps, deadline=None, database=None,
-                       suppress_health_check=list(HealthCheck), print_blob=False, report_multiple_bugs=False)
+                       phases=[Phase.generate], verbosity=Verbosity.quiet, suppress_health_check=list(HealthCheck),
+                       print_blob=False, report_multiple_bugs=False)
     try:
-        with _shrinking_limited_to(shrink_seconds):
+        try:
             run_state_machine_as_test(explorer, settings=options)
-    except Breach as breach:
-        last = explorer.last
-        found = Found(page_url, explorer.examples, breach=breach, steps=list(last.steps) if last else [],
-                      found_after=explorer.found_after, discarded=dict(explorer.discarded_why))
-        if last is None:
-            return found
-        session = last.session_id
+        except (Breach, Flaky):
+            # A breach; or the example that showed one did not show it again when Hypothesis
+            # ran it once more (a page that does not behave the same every time): the first
+            # breach, recorded with its steps and session, is what the explorer shrinks.
+            if run.breach is None:
+                raise
+        if run.breach is None or run.session_id is None:
+            return Found(page_url, run.examples, discarded=dict(run.discarded))
+        found = Found(page_url, run.examples, breach=run.breach, steps=list(run.steps), found_after=run.found_after,
+                      discarded=dict(run.discarded))
+        session = run.session_id
         if not any("custom" in step for step in found.steps):
-            code = breach.codes[0]
-            fields = dict(session_fields or {})
+            code = found.codes[0]
+            shortest: list[Optional[str]] = [None]
 
-            def reproduce(steps):
-                reproduced = _reproduce(steps, code, page_url, client, browser, fields, settle_timeout)
-                if reproduced is not None:
-                    explorer.made.append(reproduced)
-                return reproduced
+            def reproduce(candidate: list[Step]) -> Optional[str]:
+                session_id = reproduces(pages, candidate, code)
+                if session_id is not None:
+                    run.made.append(session_id)
+                return session_id
 
-            def discard(session_id):
-                if session_id is not None and session_id != last.session_id:
-                    client.delete_session(session_id)
-                    explorer.made.remove(session_id)
+            def keep(session_id: str) -> None:
+                if shortest[0] is not None:
+                    client.delete_session(shortest[0])
+                    run.made.remove(shortest[0])
+                shortest[0] = session_id
 
-            reproduce.discard = discard
-            steps, reproduced = minimize(found.steps, code, reproduce)
-            if reproduced is not None:
-                found.steps, session = steps, reproduced
+            found.steps, replays = minimize(found.steps, code, reproduce, seconds=shrink_seconds, discard=keep)
+            found.examples += replays
+            if shortest[0] is not None:
+                session = shortest[0]
                 found.breach = Breach(client.report(session)["violations"])
         found.export = client.export_all(session)
         return found
     finally:
-        for session_id in explorer.made:
+        pages.discard()
+        for session_id in run.made:
             with contextlib.suppress(Exception):
                 client.delete_session(session_id)
-    return Found(page_url, explorer.examples, discarded=dict(explorer.discarded_why))
 
 
-__all__ = ["HostExplorer", "Breach", "Found", "explore", "SettleTimeout", "OriginRefused", "MOVES_MS", "THRESHOLDS_MS", "rule", "invariant", "precondition"]
+__all__ = ["HostExplorer", "Breach", "Found", "Pages", "explore", "minimize", "gaps", "SettleTimeout", "OriginRefused",
+           "MOVES_MS", "THRESHOLDS_MS", "FEW_MS", "rule", "invariant", "precondition"]
