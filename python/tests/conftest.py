@@ -10,7 +10,7 @@ from typing import Iterator
 import pytest
 
 
-def pytest_configure(config):
+def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "long: a big run (the explorer over its default budget), skipped unless -m long or TODAYSIM_LONG=1")
 
 HERE = os.path.dirname(os.path.abspath(__file__))

@@ -106,6 +106,17 @@ def test_the_client_imports_no_test_tool() -> None:
     assert "pytest" in imported_by("import todaysim.plugin")
 
 
+def test_the_explorer_command_without_its_extra_names_it() -> None:
+    """`todaysim-explore` comes with the base package; where Hypothesis is missing (no
+    `todaysim[explore]`) it says what to install instead of a traceback."""
+    assert imported_by("import todaysim.cli") == []
+    probe = ("import sys\nsys.modules['hypothesis'] = None  # as if not installed\n"
+             "from todaysim.cli import main\nsys.exit(main(['http://127.0.0.1:9/index.html']))")
+    ran = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert ran.returncode == 2, ran.stderr[-2000:]
+    assert "pip install 'todaysim[explore]'" in ran.stderr and "Traceback" not in ran.stderr
+
+
 FIXTURE_TEST = '''
 def test_the_server_answers(todaysim):
     assert todaysim.health()["status"] == "ok"

@@ -18,10 +18,12 @@ import os
 import sys
 import time
 import xml.etree.ElementTree as ET
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from .client import Client, TodaysimError
-from .explore import Found, explore
+
+if TYPE_CHECKING:
+    from .explore import Found
 from .page import SettleTimeout, check_origin
 from .server import Server
 
@@ -54,6 +56,12 @@ def junit(found: Found, seconds: float) -> bytes:
 
 
 def main(argv: Optional[list[str]] = None) -> int:
+    try:  # the explorer's own dependencies come with the extra, not with the client
+        from .explore import explore
+    except ImportError as missing:
+        print(f"todaysim-explore needs the explorer's dependencies ({missing.name or missing}): "
+              "pip install 'todaysim[explore]'", file=sys.stderr)
+        return 2
     parser = argparse.ArgumentParser(prog="todaysim-explore", description="Find Today Page contract breaches nobody scripted.",
                                      epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("url", help="the page under test")

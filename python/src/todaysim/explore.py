@@ -40,7 +40,7 @@ from hypothesis import HealthCheck, Phase, Verbosity, seed as fixed_seed, settin
 from hypothesis.errors import Flaky
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule, run_state_machine_as_test
 
-from .client import Client
+from .client import Client, Script
 from .models import TimelineEntry
 from .page import EPOCH_MS, BridgedPage, OriginRefused, SettleTimeout, check_origin, origin_of
 
@@ -382,7 +382,7 @@ class Found:
     #: The example that first broke the contract (the examples after it shrank it).
     found_after: Optional[int] = None
     steps: list[Step] = field(default_factory=list)
-    export: Optional[dict[str, Any]] = None
+    export: Optional[Script] = None
     #: Of `examples`, those Hypothesis gave up mid-way (a draw it rejected), by exception name;
     #: `max_examples` does not count them, so a run of N examples runs N + these.
     discarded: dict[str, int] = field(default_factory=dict)
