@@ -12,7 +12,8 @@ from todaysim.server import Server
 from support import Figure
 
 pytest_plugins = ["support.checks", "support.abuse",  # soft checks counted in the summary; the abused server
-                  "support.browser", "support.dashboard"]  # browser, new_tab, page_server; dashboard
+                  "support.browser", "support.dashboard",  # browser, new_tab, page_server; dashboard
+                  "support.fleet"]  # fleet (3 replicas behind nginx), fleet_sizes
 
 FIGURES: list[Figure] = []
 
