@@ -113,18 +113,18 @@ def test_write_load_outlives_a_killed_replica_a_drained_one_and_a_postgres_resta
         ok = load.progressed(step)
         fleet.command("kill", 1)
         faults.append("SIGKILL replica 1")
-        ok = load.progressed(step) and ok
+        ok = ok and load.progressed(step)
         fleet.command("restart", 1)
-        ok = load.progressed(step) and ok
+        ok = ok and load.progressed(step)
         status = fleet.command("term", 2)
         faults.append(f"SIGTERM replica 2 (exit {status})")
-        ok = load.progressed(step) and ok
+        ok = ok and load.progressed(step)
         fleet.command("restart", 2)
-        ok = load.progressed(step) and ok
+        ok = ok and load.progressed(step)
         fleet.postgres("stop")
         fleet.postgres("start")
         faults.append("PostgreSQL restarted")
-        ok = load.progressed(step) and ok
+        ok = ok and load.progressed(step)
     finally:
         load.stop.set()
         for thread in threads:
