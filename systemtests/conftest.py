@@ -15,7 +15,8 @@ from support import Figure
 from support.postgres import Postgres
 
 pytest_plugins = ["support.checks", "support.abuse",  # soft checks counted in the summary; the abused server
-                  "support.browser", "support.dashboard"]  # browser, new_tab, page_server; dashboard
+                  "support.browser", "support.dashboard",  # browser, new_tab, page_server; dashboard
+                  "support.fleet"]  # fleet (3 replicas behind nginx), fleet_sizes
 
 FIGURES: list[Figure] = []
 SEEDS: list[tuple[str, int]] = []
