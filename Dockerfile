@@ -1,5 +1,5 @@
 # Builds and runs todaysim with its database on a volume. No Docker engine runs on the project's
-# own machines, so this file has not been built there: Scripts/check-dockerfile (in Scripts/test)
+# own machines, so this file has not been built there: systemtests/test_dockerfile.py (in Scripts/test)
 # checks instead that it copies every path Package.swift needs and uses the project's Swift.
 FROM swift:6.3-bookworm AS build
 RUN apt-get update && apt-get install -y --no-install-recommends libmicrohttpd-dev libsqlite3-dev libpq-dev pkg-config \

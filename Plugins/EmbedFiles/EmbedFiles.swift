@@ -21,6 +21,6 @@ import PackagePlugin
     /// Files from outside a target's folder that it embeds too, by package-relative path: the
     /// rules (`docs/RULES.md`, one copy for readers of the repository and of `/rules`) and the
     /// software version (`VERSION`, the one place it is written). The Dockerfile copies them
-    /// (Scripts/check-dockerfile reads this list).
+    /// (systemtests/support/dockerfile.py reads this list).
     static let alsoEmbedded: [String: [String]] = ["TodayWeb": ["docs/RULES.md"], "TodayOpenAPI": ["VERSION"]]
 }
