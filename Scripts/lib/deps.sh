@@ -21,6 +21,14 @@ ensure_packaging_tools() {
     local missing=()
     command -v dpkg-shlibdeps >/dev/null 2>&1 || missing+=(dpkg-dev)
     command -v readelf >/dev/null 2>&1 && command -v strip >/dev/null 2>&1 || missing+=(binutils)
+    install_packages "${missing[@]}"
+    ensure_static_link_dependencies
+}
+
+# What a build with the Swift runtime linked in (Scripts/lib/package.sh) needs beyond the build's:
+# FoundationNetworking links libcurl as a shared library, found through pkg-config.
+ensure_static_link_dependencies() {
+    local missing=()
     command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
     command -v pkg-config >/dev/null 2>&1 && pkg-config --exists libcurl || missing+=(libcurl4-openssl-dev)
     install_packages "${missing[@]}"

@@ -6,6 +6,9 @@
 #                          file, printed whole when it is joined); for steps that mostly wait
 #   steps_join             waits for every step started beside, prints each one's output and
 #                          time as it ends; fails (after all have ended) when any failed
+#   step_later NAME COMMAND...
+#                          as step_beside, but joined only by `steps_join later`: for a long
+#                          chain (a build, then its suite) that runs beside several groups
 #   steps_report           the table, slowest first (call it from an EXIT trap)
 #   steps_stop             stops the steps running now, with every process they started (call it
 #                          from the EXIT trap too: a run stopped by SIGTERM leaves nothing behind)
@@ -19,6 +22,7 @@ STEPS_STARTED=$(date +%s)
 STEPS_DONE=()
 STEP_GROUP=""
 STEPS_BESIDE=()  # "pid<TAB>name<TAB>output file<TAB>start" of each step started beside
+STEPS_LATER=()   # the same, of each step started by step_later
 STEPS_OUT=$(mktemp -d "${TMPDIR:-/tmp}/todaysim-steps.XXXXXX")
 
 # Seconds in a line of bash's `times` ("0m1.500s 0m0.250s": user and system), as a whole number.
@@ -62,7 +66,7 @@ step() {
 step_beside() {
     local name=$1 out
     shift
-    out="$STEPS_OUT/${#STEPS_BESIDE[@]}"
+    out="$STEPS_OUT/$(( ${#STEPS_BESIDE[@]} + ${#STEPS_LATER[@]} ))"
     echo "── $name (started beside the next steps)" >&2
     # Its own process group (stopped whole by steps_stop); the inner shell writes the step's CPU
     # seconds and its end time when the command ends, so the join reports when it really ended.
@@ -71,9 +75,17 @@ step_beside() {
     STEPS_BESIDE+=("$!	$name	$out	$(date +%s)")
 }
 
-steps_join() {
-    local entry pid name out began failed=0 status cpu
-    for entry in "${STEPS_BESIDE[@]}"; do
+step_later() {
+    step_beside "$@"
+    STEPS_LATER+=("${STEPS_BESIDE[-1]}")
+    unset 'STEPS_BESIDE[-1]'
+}
+
+steps_join() {  # [later]
+    local entry pid name out began failed=0 status cpu entries
+    if [ "${1:-}" = later ]; then entries=(${STEPS_LATER[@]+"${STEPS_LATER[@]}"}); STEPS_LATER=()
+    else entries=(${STEPS_BESIDE[@]+"${STEPS_BESIDE[@]}"}); STEPS_BESIDE=(); fi
+    for entry in ${entries[@]+"${entries[@]}"}; do
         IFS=$'\t' read -r pid name out began <<<"$entry"
         status=0
         wait "$pid" || status=$?
@@ -87,7 +99,6 @@ steps_join() {
         fi
         [ "$status" = 0 ] || failed=1
     done
-    STEPS_BESIDE=()
     return "$failed"
 }
 
@@ -101,14 +112,14 @@ steps_report() {
 steps_stop() {
     local entry pid groups=()
     [ -n "$STEP_GROUP" ] && groups+=("$STEP_GROUP")
-    for entry in "${STEPS_BESIDE[@]}"; do groups+=("${entry%%$'\t'*}"); done
+    for entry in ${STEPS_BESIDE[@]+"${STEPS_BESIDE[@]}"} ${STEPS_LATER[@]+"${STEPS_LATER[@]}"}; do groups+=("${entry%%$'\t'*}"); done
     for pid in "${groups[@]}"; do kill -TERM -- -"$pid" 2>/dev/null; done
     # Up to 30 s for the steps' own clean-up (servers they started stop, temp folders go), then KILL.
     for pid in "${groups[@]}"; do
         for _ in $(seq 300); do kill -0 -- -"$pid" 2>/dev/null || break; sleep 0.1; done
         kill -KILL -- -"$pid" 2>/dev/null
     done
-    STEP_GROUP="" STEPS_BESIDE=()
+    STEP_GROUP="" STEPS_BESIDE=() STEPS_LATER=()
     rm -rf "$STEPS_OUT"
     return 0
 }
