@@ -1,4 +1,4 @@
-"""`Scripts/bench --compare OTHER_BIN_DIR [ROUNDS]` (formerly `Scripts/bench.d/compare_bench.py`):
+"""`Scripts/bench --compare OTHER_BIN_DIR [ROUNDS]` (formerly `bench.d/compare_bench.py` of Scripts/bench):
 this build (the binary under test) against another (`--bench-other DIR`, its todaysim) in
 alternating rounds (`--bench-rounds`, 6) on one machine.
 

@@ -1,4 +1,4 @@
-"""`Scripts/bench --explore` (formerly `Scripts/bench.d/explore_bench.py`): how fast the explorer
+"""`Scripts/bench --explore` (formerly `bench.d/explore_bench.py` of Scripts/bench): how fast the explorer
 (python/, todaysim.explore) is, unseeded.
 
 - examples per second on the conforming fixture page (BENCH_EXAMPLES, 50, examples, each a

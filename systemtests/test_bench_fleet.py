@@ -1,4 +1,4 @@
-"""`Scripts/bench --fleet` (formerly `Scripts/bench.d/fleet_bench.py`): the same workloads through
+"""`Scripts/bench --fleet` (formerly `bench.d/fleet_bench.py` of Scripts/bench): the same workloads through
 nginx to 1 and to 3 replicas, beside one replica direct, each fleet on a throwaway PostgreSQL of
 its own (`support.fleet.started_fleet`, over Scripts/fleet; plain HTTP through nginx so the
 figures show the proxy, not TLS). On one machine the fleet shares the cores with PostgreSQL,

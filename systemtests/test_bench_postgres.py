@@ -1,4 +1,4 @@
-"""`Scripts/bench --db postgres|postgres://…` (formerly `Scripts/bench.d/postgres_bench.py`): the
+"""`Scripts/bench --db postgres|postgres://…` (formerly `bench.d/postgres_bench.py` of Scripts/bench): the
 same endpoint runs as on SQLite against `todaysim serve --db <uri>`, PostgreSQL's own ceiling for
 what one input commits (pgbench), the settings' effect, and both stores side by side (the SQLite
 figures of test_bench_sqlite.py in the same run, measured here when it did not run first).

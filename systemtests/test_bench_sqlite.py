@@ -1,4 +1,4 @@
-"""`Scripts/bench` (formerly `Scripts/bench.d/bench.py`): every endpoint in its own wrk run
+"""`Scripts/bench` (formerly `bench.d/bench.py` of Scripts/bench): every endpoint in its own wrk run
 against the ceilings of its own stack, on SQLite, with `synchronous` NORMAL (the shipped setting)
 and FULL — `GET /healthz` (the HTTP ceiling) and `todaysim-bench storage` (SQLite alone
 committing what one input commits) — then the history run: 10,000 sessions and one with 100,000

@@ -1,4 +1,4 @@
-"""`Scripts/bench --traces` (issue 21, item 6; formerly `Scripts/bench.d/trace_bench.py`): how
+"""`Scripts/bench --traces` (issue 21, item 6; formerly `bench.d/trace_bench.py` of Scripts/bench): how
 fast a host trace is judged, beside the engine's own replay of the same inputs through `/steps`.
 
 1. One session is driven through `POST …/steps` (500 steps a batch: each step's result carries

@@ -1,5 +1,5 @@
 """What the benches share (a pytest plugin; the tests marked `bench`, run by `Scripts/bench`, issue
-37 moved them here from `Scripts/bench.d`): wrk runs against a server (`wrk/*.lua` beside the
+37 moved them here from the folder `bench.d` of Scripts/bench): wrk runs against a server (`wrk/*.lua` beside the
 tests), their medians, the tables `Scripts/bench` prints (each row's figures recorded through the
 `figure` fixture, a goal beside the figure that has one), and the options of its modes.
 
