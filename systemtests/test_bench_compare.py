@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import statistics
+from pathlib import Path
 from typing import Optional
 
 import pytest
@@ -27,7 +28,7 @@ CASES: list[tuple[str, str, Optional[str], Optional[dict[str, str]]]] = [
     ("POST …/lifecycle", "", "lifecycle.lua", SESSION_ENV)]
 
 
-def test_this_build_against_another(pytestconfig: pytest.Config, binary: str, tmp_path: str,
+def test_this_build_against_another(pytestconfig: pytest.Config, binary: str, tmp_path: Path,
                                     figure: Record) -> None:
     other_dir = pytestconfig.getoption("--bench-other")
     if not other_dir:

@@ -13,6 +13,7 @@ import socket
 import statistics
 import subprocess
 import time
+from pathlib import Path
 from typing import Callable
 
 import pytest
@@ -88,14 +89,14 @@ def sqlite_runs(server: Server, binary: str, synchronous: str, table: Table, fig
 
 
 @pytest.mark.parametrize("synchronous", ["normal", "full"])
-def test_sqlite_store(synchronous: str, start_server: Callable[..., Server], binary: str, tmp_path: str,
+def test_sqlite_store(synchronous: str, start_server: Callable[..., Server], binary: str, tmp_path: Path,
                       table: Table, figure: Record) -> None:
     header()
     server = serve(start_server, os.path.join(tmp_path, f"bench-{synchronous}.sqlite"), "--synchronous", synchronous)
     sqlite_runs(server, binary, synchronous, table, figure)
 
 
-def test_history(start_server: Callable[..., Server], tmp_path: str, table: Table, figure: Record) -> None:
+def test_history(start_server: Callable[..., Server], tmp_path: Path, table: Table, figure: Record) -> None:
     """10,002 sessions, one ('big') with 100,000 timeline entries: writes and reads on it against a
     fresh one, a deep timeline page, the server's memory."""
     if os.environ.get("BENCH_SKIP_HISTORY") == "1":

@@ -29,6 +29,7 @@ import subprocess
 import tempfile
 import threading
 import time
+from pathlib import Path
 from typing import Any, Callable, Iterator, Optional
 
 import httpx
@@ -206,7 +207,7 @@ def goal(ratio: float) -> str:
     return "GOAL met" if ratio >= 0.5 else "GOAL MISSED"
 
 
-def test_host_traces(start_server: Callable[..., Server], binary: str, tmp_path: str, figure: Record) -> None:
+def test_host_traces(start_server: Callable[..., Server], binary: str, tmp_path: Path, figure: Record) -> None:
     header(" --traces")
     problems: list[str] = []
     server = serve(start_server, os.path.join(tmp_path, "bench-traces.sqlite"))
