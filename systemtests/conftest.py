@@ -17,7 +17,8 @@ from support.postgres import Postgres
 pytest_plugins = ["support.checks", "support.abuse",  # soft checks counted in the summary; the abused server
                   "support.browser", "support.dashboard",  # browser, new_tab, page_server; dashboard
                   "support.fleet",  # fleet (3 replicas behind nginx), fleet_sizes
-                  "support.docs_examples"]  # --docs FILE: the documents test_docs_examples.py checks
+                  "support.docs_examples",  # --docs FILE: the documents test_docs_examples.py checks
+                  "support.bench"]  # the benches' options (--bench-db, --bench-other, --bench-rounds), table
 
 FIGURES: list[Figure] = []
 SEEDS: list[tuple[str, int]] = []

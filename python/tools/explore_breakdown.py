@@ -1,5 +1,5 @@
 """Where an explorer example's time goes: runs N ten-step examples (the fixed ten steps of
-Scripts/bench.d/explore_bench.py) on the fixture Today Page as the explorer runs them, and
+systemtests/test_bench_explore.py) on the fixture Today Page as the explorer runs them, and
 prints, for each phase, its calls and milliseconds per example.
 
     python tools/explore_breakdown.py [--examples N] [--fresh] [BIN]

@@ -12,6 +12,7 @@ Time (issue 20, item 1): a wait for something that should happen at once may tak
 figures beside their goals (the `figure` fixture), held only by `--long`."""
 from __future__ import annotations
 
+import contextlib
 import glob
 import json
 import os
@@ -70,7 +71,8 @@ class Fleet:
         self.base = self.read("base")
         self.replicas = self.read("replicas").split("\n")
         self.cafile = os.path.join(folder, "tls", "cert.pem")
-        self.tls = ssl.create_default_context(cafile=self.cafile)
+        self.tls: ssl.SSLContext | bool = ssl.create_default_context(cafile=self.cafile) \
+            if os.path.exists(self.cafile) else True  # (plain HTTP without --tls)
 
     def read(self, name: str) -> str:
         with open(os.path.join(self.folder, name), encoding="utf-8") as file:
@@ -136,15 +138,15 @@ def fleet_sizes(long_version: bool) -> FleetSizes:
     return LONG if long_version else FAST
 
 
-@pytest.fixture(scope="module")
-def fleet(binary: str) -> Iterator[Fleet]:
-    """A fleet of 3 with TLS (`Scripts/fleet start DIR --replicas 3 --tls`), for one test module;
-    stopped (`Scripts/fleet stop`) and its folder removed when the module ends, however."""
+@contextlib.contextmanager
+def started_fleet(binary: str, replicas: int = REPLICAS, tls: bool = True) -> Iterator[Fleet]:
+    """`Scripts/fleet start DIR --replicas N [--tls]` of `binary` for the block; stopped
+    (`Scripts/fleet stop`) and its folder removed when the block ends, however."""
     folder = tempfile.mkdtemp(prefix="todaysim-fleet.")
     try:
-        started = subprocess.run([os.path.join(SCRIPTS, "fleet"), "start", folder, "--replicas", str(REPLICAS), "--tls",
-                                  "--until-exit-of", str(os.getpid())], capture_output=True, text=True, timeout=600,
-                                 env={**os.environ, "TODAYSIM_BIN": binary})
+        started = subprocess.run([os.path.join(SCRIPTS, "fleet"), "start", folder, "--replicas", str(replicas),
+                                  *(["--tls"] if tls else []), "--until-exit-of", str(os.getpid())],
+                                 capture_output=True, text=True, timeout=600, env={**os.environ, "TODAYSIM_BIN": binary})
         if started.returncode != 0:
             pytest.fail(f"the fleet did not start: {started.stderr.strip()[-1500:]}", pytrace=False)
         made = Fleet(folder)
@@ -154,6 +156,14 @@ def fleet(binary: str) -> Iterator[Fleet]:
     finally:
         subprocess.run([os.path.join(SCRIPTS, "fleet"), "stop", folder], capture_output=True, timeout=600)
         shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def fleet(binary: str) -> Iterator[Fleet]:
+    """A fleet of 3 with TLS (`Scripts/fleet start DIR --replicas 3 --tls`), for one test module;
+    stopped (`Scripts/fleet stop`) and its folder removed when the module ends, however."""
+    with started_fleet(binary) as made:
+        yield made
 
 
 class Stream:

@@ -1,53 +1,47 @@
-"""Scripts/bench --explore: how fast the explorer (python/, todaysim.explore) is, unseeded.
+"""`Scripts/bench --explore` (formerly `bench.d/explore_bench.py` of Scripts/bench): how fast the explorer
+(python/, todaysim.explore) is, unseeded.
 
-- examples per second on the conforming fixture page (EXAMPLES examples, each a session of its
-  own on the page the explorer reuses, cleared between examples, up to 10 rules, a settle after
-  each step), and one 10-step example's time, run as the explorer runs it;
+- examples per second on the conforming fixture page (BENCH_EXAMPLES, 50, examples, each a
+  session of its own on the page the explorer reuses, cleared between examples, up to 10 rules,
+  a settle after each step), and one 10-step example's time, run as the explorer runs it;
 - for each planted bug (Scripts/examples/today-page/index.html?bug=NAME): the example it was
   first found in, the examples in all (the rest shrank it), seconds to find and shrink, and the
   shrunk scenario's length beside the shortest known.
 
-Usage: explore_bench.py BIN   (the todaysim binary; TODAYSIM_BROWSER the Chromium; BENCH_EXAMPLES;
-BENCH_FRESH_PAGES=1 for a new browser context and page per example, as before pages were reused)
-Prints a table and the load average; exits 1 if a planted bug was not found within the default
-budget (100).
-"""
-import functools
-import http.server
+BENCH_FRESH_PAGES=1: a new browser context and page per example, as before pages were reused.
+Prints a table and the load average; fails when a planted bug was not found within the default
+budget (100). No goal is held: the figures are read beside the load average."""
+from __future__ import annotations
+
 import os
-import sys
-import threading
 import time
+from typing import Any, Callable
 
-from playwright.sync_api import sync_playwright
-
-from todaysim import Server
+import pytest
+from playwright.sync_api import Browser
 from todaysim.explore import Pages, explore
+from todaysim.server import Server
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from support.bench import Record
+
+pytestmark = pytest.mark.bench
+FIXTURE = "/Scripts/examples/today-page/index.html"
 SHORTEST = {"busy-drop": 2, "pull-header": 1, "double": 1, "render-first": 1, "background-drop": 4, "stale-reload-id": 3,
             "foreground-replace": 5}
-TEN_STEPS = [{"gesture": {"type": "pull"}}, {"clock": {"advanceMs": 5000}}, {"lifecycle": {"type": "background"}},
+TEN_STEPS: list[dict[str, Any]] = [{"gesture": {"type": "pull"}}, {"clock": {"advanceMs": 5000}}, {"lifecycle": {"type": "background"}},
              {"clock": {"advanceMs": 5001}}, {"lifecycle": {"type": "foreground"}}, {"clock": {"advanceMs": 999}},
              {"lifecycle": {"type": "tabActivated"}}, {"clock": {"advanceMs": 12001}}, {"gesture": {"type": "pull"}},
              {"clock": {"advanceMs": 200}}]
 RUNS = 15
 
 
-class Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
-def main(binary):
+def test_explorer_speed(start_server: Callable[..., Server], browser: Browser, page_server: str,
+                        figure: Record) -> None:
     examples = int(os.environ.get("BENCH_EXAMPLES", "50"))
-    pages = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(
-        Quiet, directory=os.path.join(ROOT, "Scripts", "examples", "today-page")))
-    threading.Thread(target=pages.serve_forever, daemon=True).start()
-    url = f"http://127.0.0.1:{pages.server_address[1]}/index.html"
+    url = page_server + FIXTURE
     missed = []
-    with Server(binary) as server, server.client() as client, sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=os.environ.get("TODAYSIM_BROWSER") or "/usr/bin/chromium")
+    server = start_server()
+    with server.client() as client:
         # One 10-step example by hand, as the explorer runs it: a session of its own and the page
         # (`Pages`: reused and cleared, or a new context with BENCH_FRESH_PAGES=1); the steps,
         # each settled (a clock move from the settle before it); the verdict from the settled
@@ -68,11 +62,13 @@ def main(binary):
         pages.discard()
         times.sort()
         how = "a new context and page" if fresh else "the page reused, cleared"
-        print(f"one 10-step example (a session of its own, {how}; a settle after each step): "
+        figure("one 10-step example, median", times[RUNS // 2] * 1000, "ms")
+        print(f"\none 10-step example (a session of its own, {how}; a settle after each step): "
               f"median {times[RUNS // 2] * 1000:.0f} ms (min {times[0] * 1000:.0f}, max {times[-1] * 1000:.0f}) over {RUNS}")
         began = time.monotonic()
         found = explore(url, client, browser, examples=examples, fresh_pages=fresh)
         seconds = time.monotonic() - began
+        figure("conforming page", found.examples / seconds, "examples/s")
         print(f"conforming page: {found.examples} examples in {seconds:.1f} s = {found.examples / seconds:.2f} examples/s"
               f" ({'clean' if found.breach is None else 'BREACH: ' + ','.join(found.codes)})")
         print(f"{'bug':16} {'code':5} {'found in':>8} {'examples':>8} {'seconds':>8} {'steps':>5} {'shortest':>8}")
@@ -80,16 +76,15 @@ def main(binary):
             began = time.monotonic()
             found = explore(f"{url}?bug={bug}", client, browser, examples=100, fresh_pages=fresh)
             seconds = time.monotonic() - began
+            figure(f"{bug}: seconds to find and shrink", seconds, "s")
             if found.breach is None:
                 missed.append(bug)
                 print(f"{bug:16} {'-':5} {'-':>8} {found.examples:>8} {seconds:>8.1f} {'-':>5} {shortest:>8}  NOT FOUND")
                 continue
+            figure(f"{bug}: found in example", found.found_after)
+            figure(f"{bug}: examples", found.examples)
+            figure(f"{bug}: shrunk to steps", len(found.steps))
             print(f"{bug:16} {','.join(dict.fromkeys(found.codes)):5} {found.found_after:>8} {found.examples:>8} "
                   f"{seconds:>8.1f} {len(found.steps):>5} {shortest:>8}  {found.steps}")
-        browser.close()
     print("load average: " + " ".join(f"{load:.2f}" for load in os.getloadavg()))
-    return 1 if missed else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1]))
+    assert not missed, f"planted bugs not found within 100 examples: {', '.join(missed)}"

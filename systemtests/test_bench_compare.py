@@ -1,0 +1,57 @@
+"""`Scripts/bench --compare OTHER_BIN_DIR [ROUNDS]` (formerly `bench.d/compare_bench.py` of Scripts/bench):
+this build (the binary under test) against another (`--bench-other DIR`, its todaysim) in
+alternating rounds (`--bench-rounds`, 6) on one machine.
+
+A figure measured once on a busy 2-core machine moves by a third from one minute to the next;
+a refactor's figures are "within noise" only beside the other build measured in the same
+minutes. Each round starts a fresh server of each build (which goes first alternates), makes
+the 64 sessions and runs one wrk per case; the table gives each case's median over the rounds,
+the ratio this/other, and every round's figure, so the spread is there to read. No goal: the
+ratio is the figure."""
+from __future__ import annotations
+
+import os
+import statistics
+from pathlib import Path
+from typing import Optional
+
+import pytest
+from todaysim.server import Server
+
+from support.bench import SESSION_ENV, SESSIONS, Record, create_sessions, url, wrk_once
+
+pytestmark = pytest.mark.bench
+CASES: list[tuple[str, str, Optional[str], Optional[dict[str, str]]]] = [
+    ("GET /healthz (HTTP ceiling)", "/healthz", None, None),
+    ("GET /v1/sessions/{id}", "", "get-session.lua", SESSION_ENV),
+    ("POST …/web-events", "", "web-events.lua", SESSION_ENV),
+    ("POST …/lifecycle", "", "lifecycle.lua", SESSION_ENV)]
+
+
+def test_this_build_against_another(pytestconfig: pytest.Config, binary: str, tmp_path: Path,
+                                    figure: Record) -> None:
+    other_dir = pytestconfig.getoption("--bench-other")
+    if not other_dir:
+        pytest.skip("no other build: --bench-other DIR (Scripts/bench --compare OTHER_BIN_DIR)")
+    other = os.path.join(str(other_dir), "todaysim")
+    assert os.access(other, os.X_OK), f"no todaysim in {other_dir} (give a release folder: .build/release)"
+    rounds = int(pytestconfig.getoption("--bench-rounds"))
+    builds = [("this", binary), ("other", other)]
+    figures: dict[tuple[str, str], list[float]] = {(build, case[0]): [] for build, _ in builds for case in CASES}
+    for round_ in range(rounds):
+        for build, path in (builds if round_ % 2 == 0 else builds[::-1]):
+            # The package's Server of each build's binary (start_server's is the one under test).
+            with Server(binary=path, db=os.path.join(tmp_path, f"{build}-{round_}.sqlite"), allow_origin=None) as server:
+                with server.client() as client:
+                    create_sessions(client, [f"bench-{i}" for i in range(SESSIONS)])
+                for name, path_, script, env in CASES:
+                    figures[(build, name)].append(wrk_once(url(server) + path_, script, env=env)[0])
+    print(f"\nthis {os.path.dirname(binary)} against other {other_dir}: {rounds} alternating rounds, req/s, median")
+    print(f"{'case':30s} {'other':>9s} {'this':>9s} {'this/other':>10s}  rounds (other | this)")
+    for name, *_ in CASES:
+        mine, theirs = figures[("this", name)], figures[("other", name)]
+        figure(f"{name}: this/other", statistics.median(mine) / statistics.median(theirs), "x")
+        print(f"{name:30s} {statistics.median(theirs):9,.0f} {statistics.median(mine):9,.0f} "
+              f"{statistics.median(mine) / statistics.median(theirs):10.2f}  "
+              f"{' '.join(f'{x:,.0f}' for x in theirs)} | {' '.join(f'{x:,.0f}' for x in mine)}")
+
