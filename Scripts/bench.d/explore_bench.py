@@ -3,7 +3,7 @@
 - examples per second on the conforming fixture page (EXAMPLES examples, each a session of its
   own on the page the explorer reuses, cleared between examples, up to 10 rules, a settle after
   each step), and one 10-step example's time, run as the explorer runs it;
-- for each planted bug (Scripts/examples/today-page/index.html?bug=NAME): the example it was
+- for each planted bug (examples/today-page/index.html?bug=NAME): the example it was
   first found in, the examples in all (the rest shrank it), seconds to find and shrink, and the
   shrunk scenario's length beside the shortest known.
 
@@ -42,7 +42,7 @@ class Quiet(http.server.SimpleHTTPRequestHandler):
 def main(binary):
     examples = int(os.environ.get("BENCH_EXAMPLES", "50"))
     pages = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(
-        Quiet, directory=os.path.join(ROOT, "Scripts", "examples", "today-page")))
+        Quiet, directory=os.path.join(ROOT, "examples", "today-page")))
     threading.Thread(target=pages.serve_forever, daemon=True).start()
     url = f"http://127.0.0.1:{pages.server_address[1]}/index.html"
     missed = []
@@ -73,7 +73,7 @@ def main(binary):
         began = time.monotonic()
         found = explore(url, client, browser, examples=examples, fresh_pages=fresh)
         seconds = time.monotonic() - began
-        print(f"conforming page: {found.examples} examples in {seconds:.1f} s = {found.examples / seconds:.2f} examples/s"
+        print(f"conforming page: {found.examples} examples in {seconds:.1f} s = {found.examples / seconds:.2f} examples a second"
               f" ({'clean' if found.breach is None else 'BREACH: ' + ','.join(found.codes)})")
         print(f"{'bug':16} {'code':5} {'found in':>8} {'examples':>8} {'seconds':>8} {'steps':>5} {'shortest':>8}")
         for bug, shortest in SHORTEST.items():
