@@ -4,7 +4,7 @@
 - examples per second on the conforming fixture page (BENCH_EXAMPLES, 50, examples, each a
   session of its own on the page the explorer reuses, cleared between examples, up to 10 rules,
   a settle after each step), and one 10-step example's time, run as the explorer runs it;
-- for each planted bug (Scripts/examples/today-page/index.html?bug=NAME): the example it was
+- for each planted bug (examples/today-page/index.html?bug=NAME): the example it was
   first found in, the examples in all (the rest shrank it), seconds to find and shrink, and the
   shrunk scenario's length beside the shortest known.
 
@@ -25,7 +25,7 @@ from todaysim.server import Server
 from support.bench import Record
 
 pytestmark = pytest.mark.bench
-FIXTURE = "/Scripts/examples/today-page/index.html"
+FIXTURE = "/examples/today-page/index.html"
 SHORTEST = {"busy-drop": 2, "pull-header": 1, "double": 1, "render-first": 1, "background-drop": 4, "stale-reload-id": 3,
             "foreground-replace": 5}
 TEN_STEPS: list[dict[str, Any]] = [{"gesture": {"type": "pull"}}, {"clock": {"advanceMs": 5000}}, {"lifecycle": {"type": "background"}},

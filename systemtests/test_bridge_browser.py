@@ -1,4 +1,4 @@
-"""The browser bridge end to end (issue 8): the fixture Today Page (Scripts/examples/today-page)
+"""The browser bridge end to end (issue 8): the fixture Today Page (examples/today-page)
 loads /bridge.js in headless Chromium, served from another origin than the todaysim server it
 talks to (started with --allow-origin naming the page's origin, so CORS is exercised, and with a
 token, so the shim's access_token is); the session is driven over HTTP and both sides checked.
@@ -31,7 +31,7 @@ from support import free_port, wait_until
 from support.browser import DEADLINE, ROOT, Tab
 
 TOKEN = "bridge-test-token"
-FIXTURE = "/Scripts/examples/today-page/index.html"
+FIXTURE = "/examples/today-page/index.html"
 
 
 @dataclass

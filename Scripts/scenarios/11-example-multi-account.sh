@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# The multi-account example (Scripts/examples/multi-account) against the scenario server:
+# The multi-account example (examples/multi-account) against the scenario server:
 # two accounts, three devices, an account switch, clocks advanced per session. Then against a
 # port nothing listens on: exit 2 with a message naming the URL and how to start a server,
 # not curl's own error.
 set -euo pipefail
-EXAMPLE="$(dirname "$0")/../examples/multi-account"
+EXAMPLE="$(dirname "$0")/../../examples/multi-account"
 BASE=${BASE:?set BASE} "$EXAMPLE"
 
 dead=http://127.0.0.1:1

@@ -18,13 +18,13 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 
 
 class Pages(http.server.SimpleHTTPRequestHandler):
-    """The fixture Today Page (Scripts/examples/today-page) at /today/, the tests' own pages at
+    """The fixture Today Page (examples/today-page) at /today/, the tests' own pages at
     /pages/; /hang answers only after a minute (a request that keeps a page from settling)."""
 
     def translate_path(self, path: str) -> str:
         path = path.split("?", 1)[0]
         if path.startswith("/today/"):
-            return os.path.join(ROOT, "Scripts", "examples", "today-page", path[len("/today/"):])
+            return os.path.join(ROOT, "examples", "today-page", path[len("/today/"):])
         if path.startswith("/pages/"):
             return os.path.join(HERE, "pages", path[len("/pages/"):])
         return os.path.join(HERE, "pages", "missing")

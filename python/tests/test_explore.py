@@ -1,5 +1,5 @@
 """The explorer on pages with real bugs: the fixture Today Page as written stays clean, and each
-planted bug (`?bug=NAME`, Scripts/examples/today-page/index.html) is found and shrunk to a
+planted bug (`?bug=NAME`, examples/today-page/index.html) is found and shrunk to a
 scenario at most two steps longer than the shortest one known; the printed scenario, replayed
 step by step on a fresh page, and the failing session's export, replayed without a page, show
 the same violation code. One example leaves nothing for the next (the page the explorer reuses

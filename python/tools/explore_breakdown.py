@@ -73,7 +73,7 @@ def serve_fixture() -> tuple[http.server.ThreadingHTTPServer, str]:
             pass
 
     pages = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(
-        Quiet, directory=os.path.join(ROOT, "Scripts", "examples", "today-page")))
+        Quiet, directory=os.path.join(ROOT, "examples", "today-page")))
     threading.Thread(target=pages.serve_forever, daemon=True).start()
     return pages, f"http://127.0.0.1:{pages.server_address[1]}/index.html"
 
@@ -169,7 +169,7 @@ def table(timer: Timer, wall: float, examples: int) -> Iterator[str]:
             accounted += seconds
         yield f"{phase:40} {calls / examples:>13.1f} {seconds * 1000 / examples:>10.1f} {seconds * 1000 / calls:>8.1f}"
     yield f"{'rest':40} {'':>13} {(wall - accounted) * 1000 / examples:>10.1f}"
-    yield f"{'one example in all':40} {'':>13} {wall * 1000 / examples:>10.1f}   ({examples / wall:.2f} examples/s)"
+    yield f"{'one example in all':40} {'':>13} {wall * 1000 / examples:>10.1f}   ({examples / wall:.2f} examples a second)"
     yield "the steps' time by step (the same time as the input and clock move lines):"
     for phase in sorted((p for p in timer.seconds if p.startswith("by step: ")), key=lambda p: -timer.seconds[p]):
         seconds, calls = timer.seconds[phase], timer.calls[phase]

@@ -2,7 +2,7 @@
 // playwright-core that PyPI's `playwright` wheel ships, TODAYSIM_PLAYWRIGHT_CORE, which
 // Scripts/typescript-test sets), Debian's Chromium (TODAYSIM_BROWSER), and the pages under test
 // served from this clone over HTTP on a free loopback port, as python/tests/conftest.py serves
-// them: the fixture Today Page (Scripts/examples/today-page) at /today/, python's test pages
+// them: the fixture Today Page (examples/today-page) at /today/, python's test pages
 // (python/tests/pages) at /pages/, and /hang, which never answers (a request that keeps a page
 // from settling).
 import { createServer } from "node:http";
@@ -45,7 +45,7 @@ export interface Pages {
 }
 
 const FOLDERS: { [prefix: string]: string } = {
-  "/today/": join(ROOT, "Scripts", "examples", "today-page"),
+  "/today/": join(ROOT, "examples", "today-page"),
   "/pages/": join(ROOT, "python", "tests", "pages"),
 };
 

@@ -1,7 +1,7 @@
 // The Playwright helper on real pages: playwright-core (the copy PyPI's `playwright` wheel
 // ships) driving Debian's Chromium against this build's binary. The fixture Today Page conforms
 // through every scenario that shows one of its planted bugs; each planted bug (`?bug=NAME`,
-// Scripts/examples/today-page/index.html) fails expectConforms() with its code; a page timer
+// examples/today-page/index.html) fails expectConforms() with its code; a page timer
 // at 4,999 ms answers before the 5 s deadline and one at 5,000 ms is late (python/tests/
 // test_page.py, the same on one virtual time); a page that never settles is an error, not a
 // breach.

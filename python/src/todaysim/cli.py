@@ -1,7 +1,7 @@
 """`todaysim-explore URL [--examples N] [--seed S] [--steps K] [--shrink-seconds T] [--fresh-pages] [--junit FILE] [--export FILE]`
 
 Explores the page at URL (a Today Page that loads todaysim's /bridge.js from the `todaysim`
-and `session` query parameters it is given, as Scripts/examples/today-page does) with the
+and `session` query parameters it is given, as examples/today-page does) with the
 explorer of `todaysim.explore`, against the server at `TODAYSIM_URL` (its token in
 `TODAYSIM_TOKEN`), else a server it starts from `TODAYSIM_BIN` or `todaysim` on PATH, in
 headless Chromium (`TODAYSIM_BROWSER`, else Playwright's own, else `chromium` on PATH).

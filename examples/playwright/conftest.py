@@ -11,7 +11,7 @@ Settings (environment):
                     page's origin (`todaysim serve --allow-origin http://127.0.0.1:5173`)
   TODAYSIM_TOKEN    the server's token, when it was started with one (also handed to the shim)
   TODAY_PAGE_URL    the page under test (default http://127.0.0.1:5173/index.html, the fixture
-                    page Scripts/examples/today-page served by `python3 -m http.server 5173`);
+                    page examples/today-page served by `python3 -m http.server 5173`);
                     it is opened with `todaysim`, `session` and `access_token` added to its
                     query, from which it loads `<todaysim>/bridge.js?session=…` before its own
                     scripts

@@ -1,5 +1,6 @@
-"""Scripts/open-page: a page in headless Chromium (Playwright's sync API driving TODAYSIM_BROWSER,
-else Playwright's own Chromium, else Debian's `chromium`), run with the tests' venv.
+"""A page in headless Chromium (Playwright's sync API driving TODAYSIM_BROWSER, else Playwright's
+own Chromium, else Debian's `chromium`): what Scripts/open-page runs, with the tests' venv (the
+package installed: `todaysim.plugin.browser_executable` picks the browser).
 
     open_page.py URL                      the page stays open, its console on stdout, until
                                           SIGINT or SIGTERM

@@ -1,4 +1,4 @@
-"""The fixture Today Page (Scripts/examples/today-page) in Playwright against todaysim sessions:
+"""The fixture Today Page (examples/today-page) in Playwright against todaysim sessions:
 once as written (it must conform), once with `broken=1` (it must break the contract exactly
 where it misbehaves). A Web team replaces the page and keeps the shape: drive the native side,
 wait for the page's answers on the session's side, read the report.
