@@ -68,8 +68,8 @@ def test_explorer_speed(start_server: Callable[..., Server], browser: Browser, p
         began = time.monotonic()
         found = explore(url, client, browser, examples=examples, fresh_pages=fresh)
         seconds = time.monotonic() - began
-        figure("conforming page", found.examples / seconds, "examples/s")
-        print(f"conforming page: {found.examples} examples in {seconds:.1f} s = {found.examples / seconds:.2f} examples/s"
+        figure("conforming page", found.examples / seconds, "examples a second")
+        print(f"conforming page: {found.examples} examples in {seconds:.1f} s = {found.examples / seconds:.2f} examples a second"
               f" ({'clean' if found.breach is None else 'BREACH: ' + ','.join(found.codes)})")
         print(f"{'bug':16} {'code':5} {'found in':>8} {'examples':>8} {'seconds':>8} {'steps':>5} {'shortest':>8}")
         for bug, shortest in SHORTEST.items():
