@@ -109,16 +109,29 @@ steps_report() {
     printf '%s\n' "${STEPS_DONE[@]}" | sort -t$'\t' -k1,1nr | awk -F'\t' '{ printf "   %5d s  %5d s  %s\n", $1, $2, $3 }' >&2
 }
 
+# Every process below the given ones (children first found, then theirs), from one `ps`.
+steps_descendants() {
+    ps -e -o pid= -o ppid= | awk -v roots=" $* " '
+        { parent[$1] = $2; order[NR] = $1 }
+        END { for (round = 0; round < 32; round++) for (i = 1; i <= NR; i++) {
+                  p = order[i]; if (!(p in seen) && index(roots, " " parent[p] " ")) { seen[p] = 1; roots = roots p " "; print p } } }'
+}
+
 steps_stop() {
-    local entry pid groups=()
+    local entry pid groups=() strays
     [ -n "$STEP_GROUP" ] && groups+=("$STEP_GROUP")
     for entry in ${STEPS_BESIDE[@]+"${STEPS_BESIDE[@]}"} ${STEPS_LATER[@]+"${STEPS_LATER[@]}"}; do groups+=("${entry%%$'\t'*}"); done
+    # What a step started in a process group of its own (a build tool's compilers do) is not in
+    # the step's group: found by parentage first, and stopped with it.
+    strays=$( [ "${#groups[@]}" -gt 0 ] && steps_descendants "${groups[@]}" )
     for pid in "${groups[@]}"; do kill -TERM -- -"$pid" 2>/dev/null; done
+    for pid in $strays; do kill -TERM "$pid" 2>/dev/null; done
     # Up to 30 s for the steps' own clean-up (servers they started stop, temp folders go), then KILL.
     for pid in "${groups[@]}"; do
         for _ in $(seq 300); do kill -0 -- -"$pid" 2>/dev/null || break; sleep 0.1; done
         kill -KILL -- -"$pid" 2>/dev/null
     done
+    for pid in $strays; do kill -KILL "$pid" 2>/dev/null; done
     STEP_GROUP="" STEPS_BESIDE=() STEPS_LATER=()
     rm -rf "$STEPS_OUT"
     return 0
