@@ -16,7 +16,8 @@ from support.postgres import Postgres
 
 pytest_plugins = ["support.checks", "support.abuse",  # soft checks counted in the summary; the abused server
                   "support.browser", "support.dashboard",  # browser, new_tab, page_server; dashboard
-                  "support.fleet"]  # fleet (3 replicas behind nginx), fleet_sizes
+                  "support.fleet",  # fleet (3 replicas behind nginx), fleet_sizes
+                  "support.packaging"]  # --static-bin: the binary test_package.py packages
 
 FIGURES: list[Figure] = []
 SEEDS: list[tuple[str, int]] = []
