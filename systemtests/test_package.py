@@ -30,8 +30,8 @@ pytest_plugins = ["support.checks"]
 
 
 @pytest.fixture(scope="module")
-def packaged(static_binary: str, tmp_path_factory: pytest.TempPathFactory) -> Packaged:
-    made = package(static_binary, tmp_path_factory.mktemp("package"))
+def packaged(static_binary: str, tmp_path_factory: pytest.TempPathFactory, pytestconfig: pytest.Config) -> Packaged:
+    made = package(static_binary, tmp_path_factory.mktemp("package"), pytestconfig.getoption("--deb"))
     print(next((line for line in made.log.splitlines() if "Depends:" in line), made.log))
     return made
 

@@ -24,6 +24,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--static-bin", default=os.environ.get("TODAYSIM_STATIC_BIN"),
                      help="test_package.py: the todaysim it packages, built with the Swift runtime linked in "
                           "(Scripts/lib/package.sh's static_build; default: TODAYSIM_STATIC_BIN)")
+    parser.addoption("--deb", default=os.environ.get("TODAYSIM_DEB"),
+                     help="test_package.py: the .deb Scripts/package made of --static-bin (its tarball beside it), "
+                          "tested as it is instead of packaging the binary again (default: TODAYSIM_DEB)")
 
 
 @pytest.fixture(scope="session")
@@ -67,14 +70,21 @@ class Packaged:
     log: str  # what Scripts/package printed on standard error
 
 
-def package(binary: str, out: Path) -> Packaged:
-    """`Scripts/package --binary BINARY --out OUT`: the .deb and the tarball of that binary."""
-    done = run(os.path.join(ROOT, "Scripts", "package"), "--binary", binary, "--out", str(out), cwd=ROOT)
-    if done.returncode != 0:
-        pytest.fail(f"Scripts/package --binary {binary} failed:\n{done.stderr}", pytrace=False)
-    [deb], [tarball] = sorted(out.glob("todaysim_*_*.deb")), sorted(out.glob("todaysim-*-linux-*.tar.gz"))
+def package(binary: str, out: Path, made: Optional[str] = None) -> Packaged:
+    """`Scripts/package --binary BINARY --out OUT`: the .deb and the tarball of that binary; or,
+    given `made` (a .deb Scripts/package made of it, `--deb`), that one and the tarball beside it."""
+    if made:
+        deb, log = Path(made).resolve(), ""
+    else:
+        done = run(os.path.join(ROOT, "Scripts", "package"), "--binary", binary, "--out", str(out), cwd=ROOT)
+        if done.returncode != 0:
+            pytest.fail(f"Scripts/package --binary {binary} failed:\n{done.stderr}", pytrace=False)
+        [deb], log = sorted(out.glob("todaysim_*_*.deb")), done.stderr
     field = {name: output("dpkg-deb", "-f", str(deb), name) for name in ("Version", "Architecture", "Depends")}
-    return Packaged(deb, tarball, field["Version"], field["Architecture"], field["Depends"], done.stderr)
+    tarballs = sorted(deb.parent.glob("todaysim-*-linux-*.tar.gz"))
+    tarball = next((path for path in tarballs if path.name == f"todaysim-{field['Version']}-linux-{field['Architecture']}.tar.gz"),
+                   tarballs[0] if len(tarballs) == 1 else deb.parent / "no tarball")
+    return Packaged(deb, tarball, field["Version"], field["Architecture"], field["Depends"], log)
 
 
 def names(depends: str) -> set[str]:
