@@ -23,7 +23,7 @@ import pytest
 from support.checks import Checks
 from support.debian_root import fresh_root
 from support.packaging import (TOOLCHAIN_LIBRARIES, Packaged, apt_get, dpkg_status, library_origins, output, package,
-                               readme_walkthrough)
+                               readme_walkthrough, sigterm_as_interrupt)
 from support.tools import ROOT
 
 pytest_plugins = ["support.checks"]
@@ -81,8 +81,8 @@ def test_every_library_comes_from_depends_or_the_base_system(packaged: Packaged,
 
 @pytest.fixture(scope="module")
 def installed(packaged: Packaged) -> Iterator[dict[str, bool]]:
-    """The package installed with apt-get, as a reader does; purged at the end unless a test did.
-    Yields {"installed": ...}, which the purging test clears."""
+    """The package installed with apt-get, as a reader does; purged at the end unless a test did,
+    however the run ends (a SIGTERM too). Yields {"installed": ...}, which the purging test clears."""
     state = dpkg_status("todaysim")
     if state and not state.startswith("not-installed"):
         pytest.fail(f"dpkg knows a todaysim package already ({state}): this test installs its own and purges it, which "
@@ -91,16 +91,17 @@ def installed(packaged: Packaged) -> Iterator[dict[str, bool]]:
         pytest.fail("/usr/bin/todaysim exists and no package owns it: installing would overwrite it and purging would "
                     "delete it; move it away and run again", pytrace=False)
     os.chmod(packaged.deb.parent, 0o755)  # apt fetches a local .deb as the _apt user
-    done = apt_get("install", "-y", "-q", f"./{packaged.deb.name}", cwd=packaged.deb.parent)
     state_of = {"installed": True}
-    try:
-        if done.returncode != 0:
-            pytest.fail(f"apt-get install -y ./{packaged.deb.name} exited {done.returncode}:\n"
-                        + "\n".join((done.stdout + done.stderr).splitlines()[-20:]), pytrace=False)
-        yield state_of
-    finally:
-        if state_of["installed"]:
-            apt_get("purge", "-y", "-qq", "todaysim")
+    with sigterm_as_interrupt():
+        try:
+            done = apt_get("install", "-y", "-q", f"./{packaged.deb.name}", cwd=packaged.deb.parent)
+            if done.returncode != 0:
+                pytest.fail(f"apt-get install -y ./{packaged.deb.name} exited {done.returncode}:\n"
+                            + "\n".join((done.stdout + done.stderr).splitlines()[-20:]), pytrace=False)
+            yield state_of
+        finally:
+            if state_of["installed"]:
+                apt_get("purge", "-y", "-qq", "todaysim")
 
 
 def test_apt_get_installs_the_package(installed: dict[str, bool], packaged: Packaged, checks: Checks) -> None:
@@ -137,7 +138,7 @@ def test_the_package_in_a_fresh_debian_root(packaged: Packaged, tmp_path: Path, 
     .deb installed there with apt-get (its Depends from the mirror), then `todaysim serve` inside
     the chroot and the README's walkthrough from outside. Needs root."""
     assert os.geteuid() == 0, "debootstrap, mount and chroot need root"
-    with fresh_root(tmp_path, checks) as root:
+    with sigterm_as_interrupt(), fresh_root(tmp_path, checks) as root:
         if root is None:
             checks.assert_all()
             return

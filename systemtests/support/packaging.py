@@ -6,12 +6,15 @@ the README's walkthrough against an installed binary (`readme_walkthrough`, the 
 knows how the walkthrough is run)."""
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import signal
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
+from types import FrameType
+from typing import Iterator, Optional
 
 import pytest
 
@@ -36,6 +39,20 @@ def static_binary(pytestconfig: pytest.Config) -> str:
         pytest.fail(f"no static todaysim to package: pass --static-bin or set TODAYSIM_STATIC_BIN (got {path!r}); "
                     "Scripts/lib/package.sh's static_build makes one", pytrace=False)
     return os.path.abspath(str(path))
+
+
+@contextlib.contextmanager
+def sigterm_as_interrupt() -> Iterator[None]:
+    """Inside, SIGTERM (Scripts/test stopped: steps_stop gives a step 30 s) raises
+    KeyboardInterrupt, so what a fixture installed or mounted is undone on the way out, as at ^C."""
+    def interrupt(signum: int, frame: Optional[FrameType]) -> None:
+        raise KeyboardInterrupt(f"stopped by signal {signum}")
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def run(*command: str, cwd: Optional[Path | str] = None, env: Optional[dict[str, str]] = None,
