@@ -18,7 +18,8 @@ pytest_plugins = ["support.checks", "support.abuse",  # soft checks counted in t
                   "support.browser", "support.dashboard",  # browser, new_tab, page_server; dashboard
                   "support.fleet",  # fleet (3 replicas behind nginx), fleet_sizes
                   "support.docs_examples",  # --docs FILE: the documents test_docs_examples.py checks
-                  "support.bench"]  # the benches' options (--bench-db, --bench-other, --bench-rounds), table
+                  "support.bench",  # the benches' options (--bench-db, --bench-other, --bench-rounds), table
+                  "support.packaging"]  # --static-bin: the binary test_package.py packages
 
 FIGURES: list[Figure] = []
 SEEDS: list[tuple[str, int]] = []

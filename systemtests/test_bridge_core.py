@@ -7,30 +7,17 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
-from typing import Callable, Optional
+from typing import Callable
 
-import playwright
 from todaysim.server import Server
+
+from support.tools import node_20
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CORE_TEST = os.path.join(HERE, "node", "bridge-core.test.mjs")
 TOKEN = "core-test-token"
 CORE_TESTS = 5  # the tests of bridge-core.test.mjs: a file that ran fewer lost some
-
-
-def node_20() -> Optional[str]:
-    """The first Node >= 20 of: `node` on PATH, the playwright wheel's own."""
-    candidates = [shutil.which("node"), os.path.join(os.path.dirname(playwright.__file__), "driver", "node")]
-    for candidate in candidates:
-        if not candidate or not os.access(candidate, os.X_OK):
-            continue
-        probe = subprocess.run([candidate, "-e", "process.exit(Number(process.versions.node.split('.')[0]) >= 20 ? 0 : 1)"],
-                               capture_output=True, timeout=60)
-        if probe.returncode == 0:
-            return candidate
-    return None
 
 
 def test_the_bridge_core_on_a_bare_event_target(start_server: Callable[..., Server]) -> None:

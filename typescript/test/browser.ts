@@ -1,6 +1,6 @@
 // What the Playwright helper's tests share: the real Playwright for JavaScript (the
 // playwright-core that PyPI's `playwright` wheel ships, TODAYSIM_PLAYWRIGHT_CORE, which
-// Scripts/typescript-test sets), Debian's Chromium (TODAYSIM_BROWSER), and the pages under test
+// systemtests/test_typescript.py sets), Debian's Chromium (TODAYSIM_BROWSER), and the pages under test
 // served from this clone over HTTP on a free loopback port, as python/tests/conftest.py serves
 // them: the fixture Today Page (examples/today-page) at /today/, python's test pages
 // (python/tests/pages) at /pages/, and /hang, which never answers (a request that keeps a page
@@ -31,7 +31,7 @@ interface PlaywrightCore {
 /** One Chromium, driven by playwright-core (one per test file: the machine has two cores). */
 export async function launchChromium(): Promise<TestBrowser> {
   const core = process.env.TODAYSIM_PLAYWRIGHT_CORE;
-  if (!core) throw new Error("TODAYSIM_PLAYWRIGHT_CORE is not set: run the tests with Scripts/typescript-test BIN");
+  if (!core) throw new Error("TODAYSIM_PLAYWRIGHT_CORE is not set: run the tests with Scripts/system-tests BIN test_typescript.py");
   const playwright = (await import(join(core, "index.mjs"))) as PlaywrightCore;
   return playwright.chromium.launch({ executablePath: process.env.TODAYSIM_BROWSER || undefined });
 }

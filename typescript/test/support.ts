@@ -1,5 +1,5 @@
 // What the package's tests share: the repository's paths, a real todaysim (this build's binary,
-// TODAYSIM_BIN, which Scripts/typescript-test sets), commands run to the end, and the OpenAPI
+// TODAYSIM_BIN, which systemtests/test_typescript.py sets), commands run to the end, and the OpenAPI
 // document a server serves read as JSON (by tools/generate_types.py --to-json: Node has no YAML
 // parser).
 import { spawn } from "node:child_process";
@@ -8,13 +8,13 @@ import { fileURLToPath } from "node:url";
 import { Client, OPERATIONS, TodaysimServer } from "../src/index.js";
 import type { OperationId } from "../src/index.js";
 
-/** typescript/: TODAYSIM_TS_PACKAGE (Scripts/typescript-test compiles the tests elsewhere), else two up from build/test/. */
+/** typescript/: TODAYSIM_TS_PACKAGE (systemtests/test_typescript.py compiles the tests elsewhere), else two up from build/test/. */
 export const PACKAGE = process.env.TODAYSIM_TS_PACKAGE ?? join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const ROOT = join(PACKAGE, "..");
 
 export function binary(): string {
   const found = process.env.TODAYSIM_BIN;
-  if (!found) throw new Error("TODAYSIM_BIN is not set: run the tests with Scripts/typescript-test BIN");
+  if (!found) throw new Error("TODAYSIM_BIN is not set: run the tests with Scripts/system-tests BIN test_typescript.py");
   return found;
 }
 

@@ -15,7 +15,7 @@ its path parameters, query, headers, body and answer), which the client's signat
 written against. bridge.ts holds the bridge contract's lookups per message type (the whole
 message, what `emit()` resolves to, the HTTP answer), made by tools/bridge_contract.py from
 `WebToNativeEvent` and `NativeToWebEvent`. `--check` exits 1 naming the difference when api.ts,
-bridge.ts or package.json's version is not what the sources make (Scripts/typescript-test runs
+bridge.ts or package.json's version is not what the sources make (systemtests/test_typescript.py runs
 it). `--to-json` lets the package's tests read the document a server serves (Node has no YAML
 parser). Needs PyYAML; the document loading and the drift check are
 python/tools/generate_models.py's.

@@ -1,7 +1,7 @@
 // Puts the bridge core beside the compiled package: Web/bridge-core.mjs copied byte for byte
 // (the one bridge, the same code /bridge.js wraps for pages; never rewritten here) and its
 // hand-written declarations, src/bridge-core.d.mts, which tsc does not copy.
-//   node tools/ship-core.mjs [OUTDIR]      (default dist; Scripts/typescript-test passes its test build)
+//   node tools/ship-core.mjs [OUTDIR]      (default dist; systemtests/test_typescript.py passes its test build)
 import { copyFileSync, existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";

@@ -1,6 +1,6 @@
 // A page's own bridge code, as the Today Page writes it (its native-event listener, its
 // refresh-feedback hook, its emitter), type-checked against todaysim's contract from the packed
-// package: Scripts/typescript-test compiles it with --strict in the scratch project that
+// package: systemtests/test_typescript.py compiles it with --strict in the scratch project that
 // installed the tarball, and test/consumer/page-types.test.ts compiles it again with one
 // mistake at a time, each of which must fail.
 import type {} from "todaysim/bridge-globals";

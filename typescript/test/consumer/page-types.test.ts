@@ -1,6 +1,6 @@
 // The bridge contract's types constrain a page (issue 36, item 4): bridge-page.ts, a page's own
 // bridge code importing the packed package, compiles with --strict, and each mistake below —
-// the page with one edit — fails tsc with the error that names it. Run by Scripts/typescript-test
+// the page with one edit — fails tsc with the error that names it. Run by systemtests/test_typescript.py
 // after it installed the tarball in its scratch project (TODAYSIM_CONSUMER, holding
 // bridge-page.ts), with its tsc (TODAYSIM_TSC). One tsc run checks them all: each mistake is a
 // module of its own, and tsc names the file of every error, so each is judged alone (a mistake
@@ -66,7 +66,7 @@ function slug(name: string): string {
 before(async () => {
   const consumer = process.env.TODAYSIM_CONSUMER;
   const tsc = process.env.TODAYSIM_TSC;
-  if (!consumer || !tsc) throw new Error("TODAYSIM_CONSUMER and TODAYSIM_TSC must be set: Scripts/typescript-test runs this test");
+  if (!consumer || !tsc) throw new Error("TODAYSIM_CONSUMER and TODAYSIM_TSC must be set: systemtests/test_typescript.py runs this test");
   const page = await readFile(join(consumer, PAGE), "utf8");
   const folder = await mkdtemp(join(consumer, "mistakes-"));
   const files = [join(consumer, PAGE)];

@@ -8,7 +8,7 @@ import java.io.File
 import java.util.UUID
 import java.util.concurrent.TimeUnit
 
-/** `todaysim verify-host FILE`, the binary named by TODAYSIM_BIN (Scripts/android-recorder-test sets it). */
+/** `todaysim verify-host FILE`, the binary named by TODAYSIM_BIN (systemtests/test_android_recorder.py sets it). */
 object VerifyHost {
     class Result(val exitCode: Int, val output: String) {
         val verdict: Map<String, Any?> by lazy { TinyJson.obj(output) }
@@ -21,7 +21,7 @@ object VerifyHost {
 
     fun run(trace: File): Result {
         val binary = System.getenv("TODAYSIM_BIN")
-            ?: throw AssertionError("TODAYSIM_BIN is not set: the path of the todaysim binary (Scripts/android-recorder-test sets it)")
+            ?: throw AssertionError("TODAYSIM_BIN is not set: the path of the todaysim binary (systemtests/test_android_recorder.py sets it)")
         if (!File(binary).canExecute()) throw AssertionError("TODAYSIM_BIN=$binary is not an executable")
         val process = ProcessBuilder(binary, "verify-host", trace.path)
             .redirectError(ProcessBuilder.Redirect.INHERIT)
