@@ -5,14 +5,17 @@ import TodayTestSupport
 
 /// `todaysim serve`: clear one-line errors with exit code 2, and a clean stop on SIGTERM.
 @Suite struct CLITests {
-    /// The executable `swift build` made next to this test bundle.
+    /// The executable `swift build` made next to this test bundle: in the build folder the tests
+    /// run from (`--scratch-path .build/sanitize-address` gives that build's todaysim, never the
+    /// plain one). On Linux the bundle is the test executable and `bundleURL` its folder; on macOS
+    /// the `.xctest` bundle sits in that folder.
     static var binary: URL {
-        let bundleDirectory = Bundle.main.bundleURL.deletingLastPathComponent()
         let candidates = [
-            bundleDirectory.appendingPathComponent("todaysim"),
-            RepositoryFiles.root.appendingPathComponent(".build/debug/todaysim"),
-        ]
-        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[1]
+            Bundle.main.executableURL?.deletingLastPathComponent().appendingPathComponent("todaysim"),
+            Bundle.main.bundleURL.appendingPathComponent("todaysim"),
+            Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("todaysim"),
+        ].compactMap { $0 } + [RepositoryFiles.root.appendingPathComponent(".build/debug/todaysim")]
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[candidates.count - 1]
     }
 
     struct Run: Sendable {

@@ -104,8 +104,15 @@ import TodayStore
             let binary = directory.appendingPathComponent("todaysim")
             try FileManager.default.copyItem(at: CLITests.binary, to: binary)
             try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: binary.path)
+            // Under Scripts/sanitizers the binary is the address sanitizer's, told to read a
+            // suppressions file in the clone, which nobody may not reach; the server spawns
+            // nothing, so it runs without that file (ASan would stop at once otherwise).
+            let sanitizer = ProcessInfo.processInfo.environment["ASAN_OPTIONS"].map {
+                $0.split(separator: ":").filter { !$0.hasPrefix("suppressions=") }.joined(separator: ":")
+            }
             result = try await cli.run(["--reuid=65534", "--regid=65534", "--clear-groups", binary.path,
-                                  "serve", "--port", "0", "--db", path], executable: URL(fileURLWithPath: "/usr/bin/setpriv"))
+                                  "serve", "--port", "0", "--db", path], executable: URL(fileURLWithPath: "/usr/bin/setpriv"),
+                                 environment: ["ASAN_OPTIONS": sanitizer])
         } else {
             result = try await cli.run(["serve", "--port", "0", "--db", path])
         }
