@@ -116,13 +116,16 @@ def run(client: Client, browser: Any, url: str, examples: int, fresh: bool, expl
         return one
 
     timed = [(BridgedPage, "settle", "settle"), (Clock, "run_for", "page clock run"), (Clock, "pause_at", "page clock set"),
+             (BridgedPage, "_run_page_to", "page clock run"), (BridgedPage, "_wait", "settle's wait"),
+             (BridgedPage, "_probe", "settle's look"), (client, "read_session", "settle's read"),
              (Clock, "set_system_time", "page clock set"), (client, "clock", "clock request"),
              (client, "steps", "input request"), (client, "report", "report"),
              (client, "create_session", "!session (create, delete)"), (client, "delete_session", "!session (create, delete)"),
              (Pages, "_new_context", "!page: new context and page"), (Pages, "clear", "!page: cleared for the next example"),
              (Pages, "discard", "!page: context closed")]
     for owner, name, label in timed:
-        patch(owner, name, label)
+        if hasattr(owner, name):  # `_wait` and `_run_page_to` are newer than the rest
+            patch(owner, name, label)
     for owner, name, wrap in ((Pages, "open", load), (BridgedPage, "step", stepped)):
         patches.append((owner, name, getattr(owner, name)))
         setattr(owner, name, wrap(getattr(owner, name)))
@@ -156,8 +159,9 @@ def table(timer: Timer, wall: float, examples: int) -> Iterator[str]:
     timer.calls["load: goto and the rest"] = timer.calls["load (clock, init script, goto) and first settle"]
     shown = ["page: new context and page", "page: cleared for the next example", "page: context closed",
              "session (create, delete)", "load: page clock set", "load: settle", "load: goto and the rest",
-             "input: input request", "input: settle", "input: in all",
-             "clock move: clock request", "clock move: page clock run", "clock move: settle", "clock move: in all",
+             "input: input request", "input: settle", "input: settle's wait", "input: settle's look", "input: settle's read",
+             "input: in all", "clock move: clock request", "clock move: page clock run", "clock move: settle",
+             "clock move: settle's wait", "clock move: settle's look", "clock move: settle's read", "clock move: in all",
              "between steps: report", "between steps: settle"]
     yield f"{'phase':40} {'calls/example':>13} {'ms/example':>10} {'ms/call':>8}"
     accounted = 0.0

@@ -69,9 +69,9 @@ def gaps(zero: bool = True) -> st.SearchStrategy[int]:
 THEN = gaps()
 #: Rules an example takes at most (Hypothesis' `stateful_step_count`).
 STEPS = 10
-#: Examples one browser context and page serve before both are made anew (each clock move adds
-#: an init script to the context, which every later document runs).
-RECYCLE_AFTER = 25
+#: Examples one browser context and page serve before both are made anew: the default budget
+#: (25 while every clock move added an init script to the context, which every later document ran).
+RECYCLE_AFTER = 100
 
 
 class Breach(AssertionError):
@@ -102,13 +102,15 @@ class Pages:
     - reuse is refused (the context is closed and the next example gets a new one) when a frame
       of another origin was shown (its storage could not be cleared this way), when the blank
       document does not have the page's origin, and when anything in clearing fails;
-    - the clock: the context's page clock is set back to the new session's time before the page
-      loads, and the load is refused unless the page then reads exactly the session's time;
+    - the clock: the context's page clock stays paused, and the new document takes the new
+      session's time as it loads (`BridgedPage.open`: read from the session by an init script),
+      and the load is refused unless the page then reads exactly the session's time;
     - the session: a new one per example (the caller deletes it).
 
     Only on Chromium (the clearing goes through CDP); `fresh=True`, or another browser, gives
     every example a new context and page instead. A context serves `recycle_after` examples
-    (the page clock adds an init script to it on every move)."""
+    (the page clock, run inside the page, adds no init script per move: what a context holds stays
+    the same from example to example; a new one now and then bounds whatever Chromium keeps)."""
 
     def __init__(self, browser: Any, client: Client, page_url: str, *, session_fields: Optional[dict[str, Any]] = None,
                  settle_timeout: float = 2.0, fresh: bool = False, recycle_after: int = RECYCLE_AFTER):
@@ -147,10 +149,10 @@ class Pages:
         page = self.page
         session_id = self.client.create_session("explorer", **self.session_fields)["id"]
         try:
-            if self.served:
-                # The clock stays paused from the example before; back to the session's time (0).
-                page.clock.set_system_time(EPOCH_MS // 1000)
-            bridged = BridgedPage(self.client, session_id, page, self.page_url, settle_timeout=self.settle_timeout).open()
+            # The page clock stays paused from the example before; the document takes the new
+            # session's time as it loads (`BridgedPage.open`).
+            bridged = BridgedPage(self.client, session_id, page, self.page_url, settle_timeout=self.settle_timeout,
+                                  cdp=self.cdp).open()
             seen, now = bridged.last_settle, bridged.view["clock"]["nowMs"]
             if seen is None or seen["pageNow"] != EPOCH_MS + now:
                 raise RuntimeError(f"the page clock reads {seen and seen['pageNow']}, not the session's {EPOCH_MS + now}")
@@ -170,7 +172,7 @@ class Pages:
                                    ("requestfailed", bridged._ended)):
                 page.remove_listener(event, handler)
             cdp = getattr(bridged, "_cdp", None)
-            if cdp is not None:
+            if cdp is not None and cdp is not self.cdp:
                 cdp.detach()
         if self.cdp is None or page is not self.page or self.foreign:
             self.discard()

@@ -43,6 +43,15 @@ TIMERS_JS = (importlib.resources.files("todaysim") / "virtual_time.js").read_tex
 PROBE_JS = (importlib.resources.files("todaysim") / "settle_probe.js").read_text(encoding="utf-8")
 
 
+#: The settling wait (`settle_wait.js`): on Chromium, one trip that runs the page clock (when
+#: asked), fires a timer due now and waits in the page until it is quiet, where polling from here
+#: cost a trip per look; and the init script that gives a document the session's time when it
+#: loads (`clock_sync.js`), so the page clock runs inside the page (one trip) instead of through
+#: `page.clock.run_for` (an init script added to the context and a trip more, every call).
+WAIT_JS = (importlib.resources.files("todaysim") / "settle_wait.js").read_text(encoding="utf-8").strip()
+CLOCK_SYNC_JS = (importlib.resources.files("todaysim") / "clock_sync.js").read_text(encoding="utf-8").strip()
+
+
 class OriginRefused(RuntimeError):
     """The server does not let pages of the page under test's origin call it (no CORS grant for
     that `Origin`): every bridge call of the page would be refused. Raised before anything starts,
@@ -97,7 +106,8 @@ class BridgedPage:
     the page under test (its query gets `todaysim`, `session` and `access_token`, as the fixture
     page and `docs/TESTING-A-PAGE.md` expect). Call `open()` once."""
 
-    def __init__(self, client: Client, session_id: str, page: Page, url: str, settle_timeout: float = 2.0):
+    def __init__(self, client: Client, session_id: str, page: Page, url: str, settle_timeout: float = 2.0,
+                 cdp: Optional[CDPSession] = None):
         self.client, self.session_id, self.page, self.url = client, session_id, page, url
         self.settle_timeout = settle_timeout
         self.requests: set[Request] = set()
@@ -106,13 +116,16 @@ class BridgedPage:
         self.view: m.SessionView = cast(m.SessionView, {})
         self.last_settle: Optional[Settled] = None
         self.errors: list[str] = []
-        # The settling looks go straight to Chromium (Runtime.evaluate on a CDP session: 1.6 ms a
-        # look here against 3.2 ms through page.evaluate); another browser uses page.evaluate.
-        self._cdp: Optional[CDPSession]
-        try:
-            self._cdp = page.context.new_cdp_session(page)
-        except Exception:
-            self._cdp = None
+        # The settling looks, waits and page-clock runs go straight to Chromium (Runtime.evaluate
+        # on a CDP session: 1.6 ms a look here against 3.2 ms through page.evaluate), on `cdp`
+        # when the caller has one for this page (`Pages` does); another browser uses
+        # page.evaluate and page.clock.
+        self._cdp: Optional[CDPSession] = cdp
+        if cdp is None:
+            try:
+                self._cdp = page.context.new_cdp_session(page)
+            except Exception:
+                self._cdp = None
         page.on("pageerror", lambda error: self.errors.append(str(error)))
         page.on("request", self._started)
         page.on("requestfinished", self._ended)
@@ -146,15 +159,27 @@ class BridgedPage:
         return self.client.read_session(self.session_id)["clock"]["nowMs"]
 
     def open(self) -> "BridgedPage":
-        """Pauses the page clock at the session's time, adds the timer tracker, loads the page
-        and waits until it is settled."""
-        now = self.now_ms()
-        # Playwright's Python API takes a number as seconds (and truncates its milliseconds):
-        # pause at the whole second, then run the clock on to the session's exact millisecond.
-        self.page.clock.pause_at((EPOCH_MS + now - now % 1000) // 1000)
-        if now % 1000:
-            self.page.clock.run_for(now % 1000)
-        self.page.context.add_init_script(TIMERS_JS)
+        """Pauses the page clock at the session's time, adds the timer tracker and the clock sync
+        (once a context: a later page of the same context finds them there, the clock paused),
+        loads the page and waits until it is settled."""
+        context = self.page.context
+        if not getattr(context, "_todaysim_clock", False):
+            now = self.now_ms()
+            # Playwright's Python API takes a number as seconds (and truncates its milliseconds):
+            # pause at the whole second, then run the clock on to the session's exact millisecond.
+            self.page.clock.pause_at((EPOCH_MS + now - now % 1000) // 1000)
+            if now % 1000:
+                self.page.clock.run_for(now % 1000)
+            context.add_init_script(TIMERS_JS)
+            if self._cdp is not None:
+                context.add_init_script(f"({CLOCK_SYNC_JS})({EPOCH_MS})")
+            setattr(context, "_todaysim_clock", True)
+        elif self._cdp is None:
+            now = self.now_ms()  # no clock sync (not Chromium): the page clock is set from here
+            self.page.clock.set_system_time((EPOCH_MS + now - now % 1000) // 1000)
+            if now % 1000:
+                self.page.clock.run_for(now % 1000)
+        # With the clock sync, the document takes the session's time as it loads.
         self.page.goto(self.address, wait_until="domcontentloaded")
         self.settle()
         return self
@@ -173,13 +198,17 @@ class BridgedPage:
                           and not look.get("requests") and not self.requests and not due_now),
         }
 
+    def _evaluate(self, expression: str) -> Any:
+        assert self._cdp is not None
+        answer = self._cdp.send("Runtime.evaluate", {"expression": expression, "returnByValue": True, "awaitPromise": True})
+        if "exceptionDetails" in answer:
+            raise RuntimeError(answer["exceptionDetails"].get("text", "the evaluation failed"))
+        return answer["result"].get("value")
+
     def _look(self) -> Look:
         if self._cdp is None:
             return cast(Look, self.page.evaluate(PROBE_JS))
-        answer = self._cdp.send("Runtime.evaluate", {"expression": PROBE_JS, "returnByValue": True})
-        if "exceptionDetails" in answer:
-            raise RuntimeError(answer["exceptionDetails"].get("text", "the look failed"))
-        return cast(Look, answer["result"]["value"])
+        return cast(Look, self._evaluate(PROBE_JS))
 
     def _probe(self) -> Look:
         """One look at the page."""
@@ -187,6 +216,36 @@ class BridgedPage:
             return self._state(self._look())
         except Exception as error:  # a page navigating (the shim reloads it on a host reload)
             return {"page": str(error)[:200], "quiet": False, "timerDueNow": False}
+
+    def _wait(self, end: float, expect: int = 0, closed: bool = False, run_to: Optional[int] = None) -> Look:
+        """A look at the page once it is quiet (`settle_wait.js`: on Chromium, in one trip that
+        first runs the page clock to `run_to`, session ms, when given; fires a timer due now;
+        waits for every entry up to `expect` delivered), or when `end` comes; elsewhere a look
+        (after the run)."""
+        if self._cdp is None:
+            if run_to is not None:
+                self._run_page_to(run_to)
+            return self._probe()
+        target = "null" if run_to is None else str(EPOCH_MS + run_to)
+        ms = max(0, int((end - time.monotonic()) * 1000))
+        try:
+            look = self._evaluate(f"({WAIT_JS})(() => {PROBE_JS.strip().rstrip(';')}, {target}, {int(expect)}, "
+                                  f"{'true' if closed else 'false'}, {ms})")
+            return self._state(cast(Look, look))
+        except Exception as error:  # a page navigating (the shim reloads it on a host reload)
+            return {"page": str(error)[:200], "quiet": False, "timerDueNow": False}
+
+    def _run_page_to(self, at: int) -> None:
+        """Runs the page clock to session time `at` (ms), firing the page's timers on the way: in
+        the page on Chromium (a document that loads meanwhile takes the session's time from
+        `clock_sync.js`), else through `page.clock.run_for`."""
+        if self._cdp is None:
+            now = self._page_now()
+            if at > now:
+                self.page.clock.run_for(at - now)
+            return
+        target = EPOCH_MS + at
+        self._evaluate(f"(async () => {{ if (Date.now() < {target}) await __pwClock.controller.runFor({target} - Date.now()); }})()")
 
     @staticmethod
     def _agrees(probe: Look, view: m.SessionView) -> bool:
@@ -196,19 +255,23 @@ class BridgedPage:
         return bool((probe["delivered"] >= view["counts"]["timeline"] or closed)
                     and probe["pageLoad"] == view["document"]["loadId"] and (probe["open"] or closed))
 
-    def settle(self) -> Settled:
+    def settle(self, expect: int = 0, closed: bool = False, run_to: Optional[int] = None) -> Settled:
         """Waits (never a fixed pause: it looks again until two looks agree) for the page and the
         session to be settled; `SettleTimeout` after `settle_timeout` s of wall time. Returns the
         session's view and the page's timers as last seen (`view`, `pageNow`, `pageNext`).
+        `expect` and `closed` say what the caller knows the page must have had delivered (the
+        timeline count of a view the server answered, and whether the session is closed) and
+        `run_to` a time (session ms) to run the page clock to first, in the same trip.
 
-        One round: a look at the page; if it is quiet, the session's view; then a second look at
-        the page, which must equal the first. The view is read between two equal quiet looks, so
-        nothing the page did can fall between them unseen: the page acts only on a timer (none is
-        due), a delivered entry (all are), a request's answer (none is in flight) or a bridge
-        answer (none is in flight). A timer due now is fired by a zero-length clock run and the
-        round starts again; with none due such a run fires nothing, so it is not made."""
+        One round: a look at the page once it is quiet (`_wait`); the session's view; then a
+        second look at the page, which must equal the first. The view is read between two equal
+        quiet looks, so nothing the page did can fall between them unseen: the page acts only on
+        a timer (none is due), a delivered entry (all are), a request's answer (none is in
+        flight) or a bridge answer (none is in flight). A timer due now is fired by a
+        zero-length clock run and the round starts again; with none due such a run fires
+        nothing, so it is not made."""
         end = time.monotonic() + self.settle_timeout
-        first = self._probe()
+        first = self._wait(end, expect, closed, run_to)
         while True:
             if time.monotonic() > end:
                 self._timed_out(first)
@@ -222,12 +285,15 @@ class BridgedPage:
                 if second != first:  # the page moved between the looks: look again at once
                     first = second
                     continue
-            elif first["timerDueNow"]:
+                # Quiet, but the session has entries the page has not had yet: wait for them.
+                expect, closed = view["counts"]["timeline"], view["status"] == "closed"
+            elif first["timerDueNow"]:  # (on Chromium the wait fires it itself)
                 self.page.clock.run_for(0)
-                first = self._probe()
+                first = self._wait(end, expect, closed)
                 continue
-            time.sleep(0.002)  # a request, a bridge call or the event stream is under way
-            first = self._probe()
+            else:
+                time.sleep(0.002)  # a request only Playwright sees, or the page navigating
+            first = self._wait(end, expect, closed)
 
     def _timed_out(self, seen: Look) -> NoReturn:
         state = dict(seen)
@@ -261,33 +327,36 @@ class BridgedPage:
         now = seen["view"]["clock"]["nowMs"]
         page_now = seen["pageNow"] - EPOCH_MS
         target = now + ms
-        answers = []
+        answers: list[m.InputResponse] = []
+
+        def clock(to: int) -> tuple[int, bool]:
+            answer = self.client.clock(self.session_id, toMs=to)
+            answers.append(answer)
+            return answer["session"]["counts"]["timeline"], answer["session"]["status"] == "closed"
+
         while now < target:
             session_next = min([w["dueAtMs"] for w in seen["view"]["watchdogs"] if now < w["dueAtMs"] <= target], default=None)
             page_next = seen["pageNext"] - EPOCH_MS if seen["pageNext"] is not None else None
             page_next = page_next if page_next is not None and now < page_next <= target else None
             step_to = min([t for t in (session_next, page_next) if t is not None], default=target)
             session_acts, page_acts = session_next == step_to, page_next == step_to
+            run_to: Optional[int] = None  # the page clock's run, made with the settle's wait when it is last
             if page_acts and not session_acts:
-                answers.append(self.client.clock(self.session_id, toMs=step_to))
-                self.page.clock.run_for(step_to - page_now)
-            elif session_acts and not page_acts:
-                if step_to > page_now:
-                    self.page.clock.run_for(step_to - page_now)
-                answers.append(self.client.clock(self.session_id, toMs=step_to))
+                expect, closed = clock(step_to)
+                run_to = step_to
             elif session_acts and page_acts:
                 if step_to - 1 > page_now:
-                    self.page.clock.run_for(step_to - 1 - page_now)
-                answers.append(self.client.clock(self.session_id, toMs=step_to))
-                self.settle()
-                self.page.clock.run_for(1)
-            else:  # nothing due up to the target: both clocks simply move there
+                    self._run_page_to(step_to - 1)
+                expect, closed = clock(step_to)
+                self.settle(expect, closed)
+                run_to = step_to
+            else:  # the session acts there, or nothing is due up to the target: the page clock first
                 if step_to > page_now:
-                    self.page.clock.run_for(step_to - page_now)
-                answers.append(self.client.clock(self.session_id, toMs=step_to))
+                    self._run_page_to(step_to)
+                expect, closed = clock(step_to)
             now = page_now = step_to
             if session_acts or page_acts or now >= target:
-                seen = self.settle()
+                seen = self.settle(expect, closed, run_to)
                 now, page_now = seen["view"]["clock"]["nowMs"], seen["pageNow"] - EPOCH_MS
         return answers
 
@@ -306,7 +375,7 @@ class BridgedPage:
             now = self.last_settle["view"]["clock"]["nowMs"] if settled and self.last_settle else self.now_ms()
             return self.move(max(0, int(body["toMs"]) - now), settled)
         answer = self.client.steps(self.session_id, [element])
-        self.settle()
+        self.settle(answer["session"]["counts"]["timeline"], answer["session"]["status"] == "closed")
         return answer
 
     def report(self) -> m.Report:
