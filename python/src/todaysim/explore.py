@@ -122,6 +122,7 @@ class Pages:
         self.page: Any = None
         self.cdp: Any = None
         self.served = 0  # examples the current context has served
+        self.current: Optional[BridgedPage] = None  # the example's page, while it runs
         self.foreign: set[str] = set()  # origins other than the page's that a frame showed
         #: Contexts made (a context per example with `fresh`).
         self.contexts = 0
@@ -131,12 +132,29 @@ class Pages:
         self.context = self.browser.new_context()
         self.page = self.context.new_page()
         self.page.on("framenavigated", self._navigated)
+        # The page's requests and errors go to the example's BridgedPage (listeners added once).
+        self.page.on("request", self._request_started)
+        self.page.on("requestfinished", self._request_ended)
+        self.page.on("requestfailed", self._request_ended)
+        self.page.on("pageerror", self._page_error)
         try:
             self.cdp = None if self.fresh else self.context.new_cdp_session(self.page)
         except Exception:  # not Chromium: a context per example
             self.cdp = None
         self.served, self.foreign = 0, set()
         self.contexts += 1
+
+    def _request_started(self, request: Any) -> None:
+        if self.current is not None:
+            self.current._started(request)
+
+    def _request_ended(self, request: Any) -> None:
+        if self.current is not None:
+            self.current._ended(request)
+
+    def _page_error(self, error: Any) -> None:
+        if self.current is not None:
+            self.current._error(error)
 
     def _navigated(self, frame: Any) -> None:
         if frame.url != "about:blank" and origin_of(frame.url) != self.origin:
@@ -152,7 +170,10 @@ class Pages:
             # The page clock stays paused from the example before; the document takes the new
             # session's time as it loads (`BridgedPage.open`).
             bridged = BridgedPage(self.client, session_id, page, self.page_url, settle_timeout=self.settle_timeout,
-                                  cdp=self.cdp).open()
+                                  cdp=self.cdp, listen=self.cdp is None)
+            if self.cdp is not None:
+                self.current = bridged
+            bridged.open()
             seen, now = bridged.last_settle, bridged.view["clock"]["nowMs"]
             if seen is None or seen["pageNow"] != EPOCH_MS + now:
                 raise RuntimeError(f"the page clock reads {seen and seen['pageNow']}, not the session's {EPOCH_MS + now}")
@@ -167,13 +188,16 @@ class Pages:
     def close(self, bridged: BridgedPage) -> None:
         """Ends an example: its page cleared for the next one (or its context closed)."""
         page = bridged.page
-        with contextlib.suppress(Exception):
-            for event, handler in (("request", bridged._started), ("requestfinished", bridged._ended),
-                                   ("requestfailed", bridged._ended)):
-                page.remove_listener(event, handler)
-            cdp = getattr(bridged, "_cdp", None)
-            if cdp is not None and cdp is not self.cdp:
-                cdp.detach()
+        if self.current is bridged:
+            self.current = None
+        else:  # a page of its own (`fresh`): its listeners and CDP session go with it
+            with contextlib.suppress(Exception):
+                for event, handler in (("request", bridged._started), ("requestfinished", bridged._ended),
+                                       ("requestfailed", bridged._ended), ("pageerror", bridged._error)):
+                    page.remove_listener(event, handler)
+                cdp = getattr(bridged, "_cdp", None)
+                if cdp is not None:
+                    cdp.detach()
         if self.cdp is None or page is not self.page or self.foreign:
             self.discard()
             return
@@ -195,7 +219,7 @@ class Pages:
 
     def discard(self) -> None:
         """Closes the context (the next `open` makes a new one)."""
-        context, self.context, self.page, self.cdp = self.context, None, None, None
+        context, self.context, self.page, self.cdp, self.current = self.context, None, None, None, None
         if context is not None:
             with contextlib.suppress(Exception):
                 context.close()

@@ -43,13 +43,12 @@ TIMERS_JS = (importlib.resources.files("todaysim") / "virtual_time.js").read_tex
 PROBE_JS = (importlib.resources.files("todaysim") / "settle_probe.js").read_text(encoding="utf-8")
 
 
-#: The settling wait (`settle_wait.js`): on Chromium, one trip that runs the page clock (when
-#: asked), fires a timer due now and waits in the page until it is quiet, where polling from here
-#: cost a trip per look; and the init script that gives a document the session's time when it
-#: loads (`clock_sync.js`), so the page clock runs inside the page (one trip) instead of through
-#: `page.clock.run_for` (an init script added to the context and a trip more, every call).
-WAIT_JS = (importlib.resources.files("todaysim") / "settle_wait.js").read_text(encoding="utf-8").strip()
-CLOCK_SYNC_JS = (importlib.resources.files("todaysim") / "clock_sync.js").read_text(encoding="utf-8").strip()
+#: The Python driver's own init script on Chromium (`page_driver.js`): each document the page
+#: loads takes its session's time as it loads, so the page clock runs inside the page (one trip)
+#: instead of through `page.clock.run_for` (an init script added to the context and a trip more,
+#: every call); and `__todaysimLook` and `__todaysimWait`, the look and a wait in the page until
+#: it is quiet, one trip where polling from here cost a trip per look.
+DRIVER_JS = (importlib.resources.files("todaysim") / "page_driver.js").read_text(encoding="utf-8").strip()
 
 
 class OriginRefused(RuntimeError):
@@ -107,14 +106,17 @@ class BridgedPage:
     page and `docs/TESTING-A-PAGE.md` expect). Call `open()` once."""
 
     def __init__(self, client: Client, session_id: str, page: Page, url: str, settle_timeout: float = 2.0,
-                 cdp: Optional[CDPSession] = None):
+                 cdp: Optional[CDPSession] = None, listen: bool = True):
         self.client, self.session_id, self.page, self.url = client, session_id, page, url
         self.settle_timeout = settle_timeout
         self.requests: set[Request] = set()
+        self.started = 0  # requests Playwright has seen the page start (as `requests` counts them)
         #: The session's view as last seen settled (empty until the first settle: `open()`
         #: settles), and what `settle()` last returned.
         self.view: m.SessionView = cast(m.SessionView, {})
         self.last_settle: Optional[Settled] = None
+        self._settled_look: Optional[Look] = None  # the look the last settle ended on
+        self._settled_started = 0  # `started` then
         self.errors: list[str] = []
         # The settling looks, waits and page-clock runs go straight to Chromium (Runtime.evaluate
         # on a CDP session: 1.6 ms a look here against 3.2 ms through page.evaluate), on `cdp`
@@ -126,10 +128,14 @@ class BridgedPage:
                 self._cdp = page.context.new_cdp_session(page)
             except Exception:
                 self._cdp = None
-        page.on("pageerror", lambda error: self.errors.append(str(error)))
-        page.on("request", self._started)
-        page.on("requestfinished", self._ended)
-        page.on("requestfailed", self._ended)
+        # The page's errors and requests; `listen=False` when the caller, which keeps the page
+        # from one BridgedPage to the next, forwards them itself (`Pages`: adding and removing
+        # Playwright listeners is a trip each).
+        if listen:
+            page.on("pageerror", self._error)
+            page.on("request", self._started)
+            page.on("requestfinished", self._ended)
+            page.on("requestfailed", self._ended)
 
     @property
     def _view_url(self) -> str:
@@ -142,9 +148,13 @@ class BridgedPage:
         path = request.url.split("?")[0]
         if not path.endswith("/events") and not (request.method == "GET" and path == self._view_url.split("?")[0]):
             self.requests.add(request)
+            self.started += 1
 
     def _ended(self, request: Request) -> None:
         self.requests.discard(request)
+
+    def _error(self, error: Exception) -> None:
+        self.errors.append(str(error))
 
     @property
     def address(self) -> str:
@@ -172,7 +182,7 @@ class BridgedPage:
                 self.page.clock.run_for(now % 1000)
             context.add_init_script(TIMERS_JS)
             if self._cdp is not None:
-                context.add_init_script(f"({CLOCK_SYNC_JS})({EPOCH_MS})")
+                context.add_init_script(f"({DRIVER_JS})({EPOCH_MS}, () => {PROBE_JS.strip().rstrip(';')})")
             setattr(context, "_todaysim_clock", True)
         elif self._cdp is None:
             now = self.now_ms()  # no clock sync (not Chromium): the page clock is set from here
@@ -193,6 +203,8 @@ class BridgedPage:
             "pageLoad": look["loadId"], "open": look["open"], "requests": len(self.requests),
             "pageRequests": look.get("requests", 0),
             "timerDueNow": due_now, "ready": look["ready"], "pageNow": timers.get("now"), "pageNext": timers.get("next"),
+            # page_driver.js's (Chromium): requests the document's scripts started, the document.
+            "started": look.get("started"), "doc": look.get("doc"),
             # What the page alone can tell: no bridge call in flight, no other request, no timer due.
             "quiet": bool(look["bridge"] and look["inFlight"] == 0 and look["delivered"] is not None
                           and not look.get("requests") and not self.requests and not due_now),
@@ -208,7 +220,7 @@ class BridgedPage:
     def _look(self) -> Look:
         if self._cdp is None:
             return cast(Look, self.page.evaluate(PROBE_JS))
-        return cast(Look, self._evaluate(PROBE_JS))
+        return cast(Look, self._evaluate(f"window.__todaysimLook ? __todaysimLook() : {PROBE_JS.strip().rstrip(';')}"))
 
     def _probe(self) -> Look:
         """One look at the page."""
@@ -218,10 +230,11 @@ class BridgedPage:
             return {"page": str(error)[:200], "quiet": False, "timerDueNow": False}
 
     def _wait(self, end: float, expect: int = 0, closed: bool = False, run_to: Optional[int] = None) -> Look:
-        """A look at the page once it is quiet (`settle_wait.js`: on Chromium, in one trip that
+        """A look at the page once it is quiet (`page_driver.js`: on Chromium, in one trip that
         first runs the page clock to `run_to`, session ms, when given; fires a timer due now;
         waits for every entry up to `expect` delivered), or when `end` comes; elsewhere a look
-        (after the run)."""
+        (after the run). `run_to` is given only where the session's clock already reads it: a
+        document that loads meanwhile (and ends this trip) takes that time as it loads."""
         if self._cdp is None:
             if run_to is not None:
                 self._run_page_to(run_to)
@@ -229,16 +242,16 @@ class BridgedPage:
         target = "null" if run_to is None else str(EPOCH_MS + run_to)
         ms = max(0, int((end - time.monotonic()) * 1000))
         try:
-            look = self._evaluate(f"({WAIT_JS})(() => {PROBE_JS.strip().rstrip(';')}, {target}, {int(expect)}, "
-                                  f"{'true' if closed else 'false'}, {ms})")
+            look = self._evaluate(f"window.__todaysimWait ? __todaysimWait({target}, {int(expect)}, "
+                                  f"{'true' if closed else 'false'}, {ms}) : {PROBE_JS.strip().rstrip(';')}")
             return self._state(cast(Look, look))
         except Exception as error:  # a page navigating (the shim reloads it on a host reload)
             return {"page": str(error)[:200], "quiet": False, "timerDueNow": False}
 
     def _run_page_to(self, at: int) -> None:
         """Runs the page clock to session time `at` (ms), firing the page's timers on the way: in
-        the page on Chromium (a document that loads meanwhile takes the session's time from
-        `clock_sync.js`), else through `page.clock.run_for`."""
+        the page on Chromium (a document that loads later takes the session's time from
+        `page_driver.js`), else through `page.clock.run_for`."""
         if self._cdp is None:
             now = self._page_now()
             if at > now:
@@ -255,13 +268,15 @@ class BridgedPage:
         return bool((probe["delivered"] >= view["counts"]["timeline"] or closed)
                     and probe["pageLoad"] == view["document"]["loadId"] and (probe["open"] or closed))
 
-    def settle(self, expect: int = 0, closed: bool = False, run_to: Optional[int] = None) -> Settled:
+    def settle(self, expect: int = 0, closed: bool = False, run_to: Optional[int] = None,
+               answer: Optional[m.SessionView] = None) -> Settled:
         """Waits (never a fixed pause: it looks again until two looks agree) for the page and the
         session to be settled; `SettleTimeout` after `settle_timeout` s of wall time. Returns the
         session's view and the page's timers as last seen (`view`, `pageNow`, `pageNext`).
         `expect` and `closed` say what the caller knows the page must have had delivered (the
         timeline count of a view the server answered, and whether the session is closed) and
-        `run_to` a time (session ms) to run the page clock to first, in the same trip.
+        `run_to` a time (session ms) to run the page clock to first, in the same trip. `answer`
+        is the session's view as the server answered the driver's last request (the step's).
 
         One round: a look at the page once it is quiet (`_wait`); the session's view; then a
         second look at the page, which must equal the first. The view is read between two equal
@@ -269,19 +284,30 @@ class BridgedPage:
         a timer (none is due), a delivered entry (all are), a request's answer (none is in
         flight) or a bridge answer (none is in flight). A timer due now is fired by a
         zero-length clock run and the round starts again; with none due such a run fires
-        nothing, so it is not made."""
+        nothing, so it is not made.
+
+        Where nothing but the driver's step can have changed the session since the last settle,
+        the step's `answer` is the session's view and the read and the second look are not made:
+        when the first look is quiet and has every entry of `answer` delivered (exactly its
+        count) on its load, in the same document as the last settle's look with no request
+        started since by the page's scripts (`page_driver.js` counts fetch and XHR) nor seen by
+        Playwright (`started`). A session changes only by a request (its clock is the driver's),
+        the driver made none after the step, and the page none since the last settle's look; so
+        a read would return `answer` and a second look, the page being quiet with nothing more
+        to be delivered, what the first saw."""
         end = time.monotonic() + self.settle_timeout
         first = self._wait(end, expect, closed, run_to)
         while True:
             if time.monotonic() > end:
                 self._timed_out(first)
+            if answer is not None and self._unchanged(first, answer):
+                return self._settled(answer, first)
+            answer = None  # one chance: after a wait of its own the page may have acted
             if first["quiet"]:
                 view = self.client.read_session(self.session_id)
                 second = self._probe()
                 if second == first and self._agrees(first, view):
-                    self.view = view
-                    self.last_settle = {"view": view, "pageNow": first["pageNow"], "pageNext": first["pageNext"]}
-                    return self.last_settle
+                    return self._settled(view, first)
                 if second != first:  # the page moved between the looks: look again at once
                     first = second
                     continue
@@ -294,6 +320,20 @@ class BridgedPage:
             else:
                 time.sleep(0.002)  # a request only Playwright sees, or the page navigating
             first = self._wait(end, expect, closed)
+
+    def _unchanged(self, look: Look, answer: m.SessionView) -> bool:
+        """Whether `answer`, the session's view after the driver's last request, is the session's
+        view now, as `look` and the last settle show it (see `settle`)."""
+        before = self._settled_look
+        return bool(look["quiet"] and before is not None and look.get("doc") is not None
+                    and look["doc"] == before["doc"] and look["started"] == before["started"]
+                    and self.started == self._settled_started and look["delivered"] == answer["counts"]["timeline"]
+                    and self._agrees(look, answer))
+
+    def _settled(self, view: m.SessionView, look: Look) -> Settled:
+        self.view, self._settled_look, self._settled_started = view, look, self.started
+        self.last_settle = {"view": view, "pageNow": look["pageNow"], "pageNext": look["pageNext"]}
+        return self.last_settle
 
     def _timed_out(self, seen: Look) -> NoReturn:
         state = dict(seen)
@@ -329,10 +369,10 @@ class BridgedPage:
         target = now + ms
         answers: list[m.InputResponse] = []
 
-        def clock(to: int) -> tuple[int, bool]:
+        def clock(to: int) -> m.SessionView:
             answer = self.client.clock(self.session_id, toMs=to)
             answers.append(answer)
-            return answer["session"]["counts"]["timeline"], answer["session"]["status"] == "closed"
+            return answer["session"]
 
         while now < target:
             session_next = min([w["dueAtMs"] for w in seen["view"]["watchdogs"] if now < w["dueAtMs"] <= target], default=None)
@@ -342,21 +382,21 @@ class BridgedPage:
             session_acts, page_acts = session_next == step_to, page_next == step_to
             run_to: Optional[int] = None  # the page clock's run, made with the settle's wait when it is last
             if page_acts and not session_acts:
-                expect, closed = clock(step_to)
+                view = clock(step_to)
                 run_to = step_to
             elif session_acts and page_acts:
                 if step_to - 1 > page_now:
                     self._run_page_to(step_to - 1)
-                expect, closed = clock(step_to)
-                self.settle(expect, closed)
+                view = clock(step_to)
+                self.settle(view["counts"]["timeline"], view["status"] == "closed", answer=view)
                 run_to = step_to
             else:  # the session acts there, or nothing is due up to the target: the page clock first
                 if step_to > page_now:
                     self._run_page_to(step_to)
-                expect, closed = clock(step_to)
+                view = clock(step_to)
             now = page_now = step_to
             if session_acts or page_acts or now >= target:
-                seen = self.settle(expect, closed, run_to)
+                seen = self.settle(view["counts"]["timeline"], view["status"] == "closed", run_to, answer=view)
                 now, page_now = seen["view"]["clock"]["nowMs"], seen["pageNow"] - EPOCH_MS
         return answers
 
@@ -375,7 +415,8 @@ class BridgedPage:
             now = self.last_settle["view"]["clock"]["nowMs"] if settled and self.last_settle else self.now_ms()
             return self.move(max(0, int(body["toMs"]) - now), settled)
         answer = self.client.steps(self.session_id, [element])
-        self.settle(answer["session"]["counts"]["timeline"], answer["session"]["status"] == "closed")
+        view = answer["session"]
+        self.settle(view["counts"]["timeline"], view["status"] == "closed", answer=view)
         return answer
 
     def report(self) -> m.Report:
