@@ -120,7 +120,7 @@ def run(client: Client, browser: Any, url: str, examples: int, fresh: bool, expl
              (BridgedPage, "_probe", "settle's look"), (client, "read_session", "settle's read"),
              (Clock, "set_system_time", "page clock set"), (client, "clock", "clock request"),
              (client, "steps", "input request"), (client, "report", "report"),
-             (client, "create_session", "!session (create, delete)"), (client, "delete_session", "!session (create, delete)"),
+             (client, "create_session", "!session create"), (client, "delete_session", "!session delete"),
              (Pages, "_new_context", "!page: new context and page"), (Pages, "clear", "!page: cleared for the next example"),
              (Pages, "discard", "!page: context closed")]
     for owner, name, label in timed:
@@ -153,12 +153,13 @@ def table(timer: Timer, wall: float, examples: int) -> Iterator[str]:
     # What a phase's total holds: the load's line holds the session, the page's and the load's
     # own settle; a step's `in all` holds its requests and settles.
     load = timer.seconds["load (clock, init script, goto) and first settle"]
+    # (the page's clearing and closing happen when an example ends, not in the load)
     inner = sum(v for k, v in timer.seconds.items() if (k.startswith("load: ") and "settle's" not in k)
-                or k.startswith("page:") or k == "session (create, delete)")
+                or k in ("page: new context and page", "session create"))
     timer.seconds["load: goto and the rest"] = max(0.0, load - inner)
     timer.calls["load: goto and the rest"] = timer.calls["load (clock, init script, goto) and first settle"]
     shown = ["page: new context and page", "page: cleared for the next example", "page: context closed",
-             "session (create, delete)", "load: page clock set", "load: settle", "load: goto and the rest",
+             "session create", "session delete", "load: page clock set", "load: settle", "load: goto and the rest",
              "input: input request", "input: settle", "input: settle's wait", "input: settle's look", "input: settle's read",
              "input: in all", "clock move: clock request", "clock move: page clock run", "clock move: settle",
              "clock move: settle's wait", "clock move: settle's look", "clock move: settle's read", "clock move: in all",

@@ -208,10 +208,14 @@ class Pages:
 
     def clear(self) -> None:
         """Leaves nothing of the example before (see the class); raises when it cannot."""
+        # Evaluated on the CDP session (a trip straight to Chromium; page.evaluate first finds
+        # the new document's context through Playwright, several trips).
         with self.page.expect_navigation(url="about:blank", timeout=self.settle_timeout * 1000):
             with contextlib.suppress(Exception):  # the evaluation may end with its document
-                self.page.evaluate("location.replace('about:blank')")
-        origin = self.page.evaluate("sessionStorage.clear(), window.name = '', window.origin")
+                self.cdp.send("Runtime.evaluate", {"expression": "location.replace('about:blank')"})
+        answer = self.cdp.send("Runtime.evaluate", {"expression": "sessionStorage.clear(), window.name = '', window.origin",
+                                                    "returnByValue": True})
+        origin = None if "exceptionDetails" in answer else answer["result"].get("value")
         if origin != self.origin:
             raise RuntimeError(f"the blank page's origin is {origin}, not {self.origin}")
         self.cdp.send("Storage.clearDataForOrigin", {"origin": self.origin, "storageTypes": "all"})

@@ -14,7 +14,10 @@ at 4,999 ms of session time, before a session deadline at 5,000 ms.
 open; no other page request in flight; no page timer due now — a look at the page, the
 session's view, a second look equal to the first, and again (after a zero-length clock run
 where a timer is due now) until that holds, within `settle_timeout` (2 s) of wall time. A miss
-is `SettleTimeout` (the explorer's error, never a breach of the contract).
+is `SettleTimeout` (the explorer's error, never a breach of the contract). On Chromium the first
+look comes from a wait in the page (`page_driver.js`), the page clock runs inside the page, and
+where nothing but the step can have changed the session its answer stands for the read (see
+`settle`).
 """
 from __future__ import annotations
 
