@@ -87,6 +87,8 @@ def test_the_wheel_carries_the_web_scripts_as_files(wheel: pathlib.Path) -> None
     with zipfile.ZipFile(wheel) as archive:
         for shipped, source in SHIPPED_SCRIPTS.items():
             assert archive.read(f"todaysim/{shipped}") == (ROOT / "Web" / source).read_bytes(), shipped
+        # The Python driver's own init script (BridgedPage on Chromium), not a link.
+        assert archive.read("todaysim/page_driver.js") == (ROOT / "python/src/todaysim/page_driver.js").read_bytes()
 
 
 def imported_by(statement: str) -> list[str]:
