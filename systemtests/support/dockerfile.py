@@ -21,6 +21,7 @@ import os
 import re
 import shlex
 import subprocess
+import tempfile
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -107,9 +108,12 @@ def landing(source: str, destination: str, workdir: str, several: bool) -> str:
 
 
 def needed() -> Needs:
-    """What Package.swift needs, as `swift package describe` says, and what the plugin embeds."""
-    described = subprocess.run(["swift", "package", "describe", "--type", "json"], cwd=ROOT,
-                               capture_output=True, text=True, check=True, timeout=600).stdout
+    """What Package.swift needs, as `swift package describe` says, and what the plugin embeds.
+    In a scratch folder of its own: `.build` is locked while a build runs there (Scripts/test's
+    chains build beside this test), and describing waited for the whole build."""
+    with tempfile.TemporaryDirectory(prefix="todaysim-describe-") as scratch:
+        described = subprocess.run(["swift", "package", "--scratch-path", scratch, "describe", "--type", "json"],
+                                   cwd=ROOT, capture_output=True, text=True, check=True, timeout=600).stdout
     package = json.loads(described[described.index("{"):])
     libraries = sorted(target["name"] for target in package["targets"]
                        if target["type"] == "system-target" and "todaysim" in target.get("product_memberships", []))
