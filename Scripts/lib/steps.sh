@@ -51,7 +51,10 @@ step() {
     cpu=$STEPS_CPU_NOW
     echo "── $name" >&2
     if [ "$(type -t "$1")" = file ]; then
-        setsid "$@" &
+        # Its own CPU seconds, written by the wrapper when it ends: the shell's children's times
+        # would also count a chain (step_later) that happened to end meanwhile.
+        rm -f "$STEPS_OUT/step.times"
+        setsid bash -c '"$@"; status=$?; times >"$0"; exit "$status"' "$STEPS_OUT/step.times" "$@" &
         STEP_GROUP=$!
         wait "$STEP_GROUP" || status=$?
         STEP_GROUP=""
@@ -59,7 +62,11 @@ step() {
         "$@" || status=$?
     fi
     children_cpu
-    step_record "$name" $(( $(date +%s) - began )) $(( STEPS_CPU_NOW - cpu )) "$status"
+    if [ -s "$STEPS_OUT/step.times" ]; then
+        step_record "$name" $(( $(date +%s) - began )) "$(sed -n 2p "$STEPS_OUT/step.times" | cpu_seconds)" "$status"
+    else
+        step_record "$name" $(( $(date +%s) - began )) $(( STEPS_CPU_NOW - cpu )) "$status"
+    fi
     return "$status"
 }
 

@@ -67,7 +67,7 @@ import TodayTestSupport
 
         /// Reads until what arrived satisfies `done` (or `seconds` pass), then closes the stream
         /// and returns what arrived.
-        func until(within seconds: Double = 30, _ done: ([Event], [String]) -> Bool) async -> (events: [Event], comments: [String]) {
+        func until(within seconds: Double = 300, _ done: ([Event], [String]) -> Bool) async -> (events: [Event], comments: [String]) {
             await eventually(within: seconds) {
                 let (events, comments) = parsed
                 return done(events, comments) || !process.isRunning
