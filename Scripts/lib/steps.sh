@@ -50,10 +50,10 @@ step() {
     children_cpu
     cpu=$STEPS_CPU_NOW
     echo "── $name" >&2
+    rm -f "$STEPS_OUT/step.times"
     if [ "$(type -t "$1")" = file ]; then
         # Its own CPU seconds, written by the wrapper when it ends: the shell's children's times
         # would also count a chain (step_later) that happened to end meanwhile.
-        rm -f "$STEPS_OUT/step.times"
         setsid bash -c '"$@"; status=$?; times >"$0"; exit "$status"' "$STEPS_OUT/step.times" "$@" &
         STEP_GROUP=$!
         wait "$STEP_GROUP" || status=$?
