@@ -22,7 +22,7 @@ import TodayTestSupport
         private var drained = false
 
         init(_ server: TestServer, _ path: String, headers: [String] = []) throws {
-            process = try ChildProcess("curl", ["-sN", "--max-time", "120"] + headers.flatMap { ["-H", $0] }
+            process = try ChildProcess("curl", ["-sN", "--max-time", "900"] + headers.flatMap { ["-H", $0] }
                 + [server.base.absoluteString + path], output: .pipe)
             // A thread of its own blocks on the pipe, never one of the test runner's.
             let handle = process.standardOutput!
@@ -77,7 +77,7 @@ import TodayTestSupport
 
         /// Waits, without blocking a thread of the test runner, for the server to end the
         /// stream (curl exits; after `seconds` it is stopped) and parses all that arrived.
-        func finish(within seconds: Double = 30) async -> (events: [Event], comments: [String]) {
+        func finish(within seconds: Double = 300) async -> (events: [Event], comments: [String]) {
             await eventually(within: seconds) { !process.isRunning }
             process.signal(SIGKILL)
             await eventually { !process.isRunning && isDrained }
