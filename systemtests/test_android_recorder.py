@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from support.tools import ROOT, install_packages
+from support import ROOT
+from support.tools import install_packages
 
 RECORDER = os.path.join(ROOT, "android", "recorder")
 TESTS = os.path.join(RECORDER, "src", "test", "kotlin")

@@ -14,10 +14,10 @@ import subprocess
 
 import pytest
 
+from support import ROOT
 from support.bench import Record
 
 pytestmark = pytest.mark.bench
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FILTER = "realTimeWatchdogLatencyBeyondTheMachinesWakeUpDelay|realTimeWakeLatencyAcrossServers"
 WALL = re.compile(r"^wall timer: fired (\d+) ms late \(goal <= ([\d.]+) ms")
 CROSS = re.compile(r"^cross-server wake: p50 ([\d.]+) ms, p99 ([\d.]+) ms \(goal p99 <= ([\d.]+) ms")

@@ -27,8 +27,8 @@ import pytest
 from todaysim.client import Client
 from todaysim.server import Server
 
-from support import free_port, wait_until
-from support.browser import DEADLINE, ROOT, Tab
+from support import ROOT, free_port, wait_until
+from support.browser import DEADLINE, Tab
 
 TOKEN = "bridge-test-token"
 FIXTURE = "/examples/today-page/index.html"

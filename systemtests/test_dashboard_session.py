@@ -13,7 +13,8 @@ from typing import Any, Callable
 import pytest
 from todaysim.models import SessionView
 
-from support.browser import ROOT, SCREENSHOTS, Tab, count, q, script, text
+from support import ROOT
+from support.browser import SCREENSHOTS, Tab, count, q, script, text
 from support.dashboard import Dashboard
 
 EXTERNAL = re.compile(r"""(src|href|action)=["']?(https?:)?//|@import|url\(["']?(https?:)?//""", re.I)

@@ -13,7 +13,8 @@ from typing import Optional
 
 import pytest
 
-from support.dockerfile import RUNTIME_PACKAGES, ROOT, Needs, needed, problems_of, swift_version
+from support import ROOT
+from support.dockerfile import RUNTIME_PACKAGES, Needs, needed, problems_of, swift_version
 
 # (file, text replaced (None: a new file), replacement, expected fragment of the problem);
 # SWIFT stands for this Swift's major.minor.

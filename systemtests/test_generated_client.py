@@ -22,10 +22,10 @@ from typing import Any, Callable, Iterator
 import pytest
 from todaysim.server import Server
 
+from support import ROOT
 from support.checks import Checks
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
 PACKAGE = "todaysim_client"
 
 

@@ -9,10 +9,10 @@ import pathlib
 
 import pytest
 
+from support import ROOT
 from support.links import FORBIDDEN, check, git
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
 # This file plants broken paths on purpose: held to rule 1 (outside references) alone.
 THIS_FILE = os.path.relpath(os.path.abspath(__file__), ROOT)
 

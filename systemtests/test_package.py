@@ -24,7 +24,7 @@ from support.checks import Checks
 from support.debian_root import fresh_root
 from support.packaging import (TOOLCHAIN_LIBRARIES, Packaged, apt_get, dpkg_status, library_origins, output, package,
                                readme_walkthrough, sigterm_as_interrupt)
-from support.tools import ROOT
+from support import ROOT
 
 pytest_plugins = ["support.checks"]
 

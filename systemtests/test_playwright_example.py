@@ -16,7 +16,7 @@ from typing import Any, Callable
 import pytest
 from todaysim.server import Server
 
-from support.browser import ROOT
+from support import ROOT
 
 EXAMPLE = os.path.join(ROOT, "examples", "playwright")
 PAGE = "/examples/today-page/index.html"

@@ -26,7 +26,8 @@ from pathlib import Path
 import playwright
 import pytest
 
-from support.tools import ROOT, node_20, require_commands
+from support import ROOT
+from support.tools import node_20, require_commands
 
 PACKAGE = os.path.join(ROOT, "typescript")
 CONSUMER_FILES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ts")

@@ -3,12 +3,15 @@ start a server (the package's `todaysim.server.Server`), one way to report a fig
 goal. Nothing here sleeps a fixed time waiting for something: it waits for the condition."""
 from __future__ import annotations
 
+import os
 import socket
 import time
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, TypeVar
 
 T = TypeVar("T")
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the clone
 
 
 def free_port(host: str = "127.0.0.1") -> int:

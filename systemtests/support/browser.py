@@ -18,7 +18,7 @@ from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from todaysim.plugin import browser_executable
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from support import ROOT
 SCRIPTS = os.path.join(ROOT, "systemtests", "js")
 SCREENSHOTS = os.path.join(ROOT, ".build", "dashboard")  # docs/DASHBOARDS.md shows some of them
 DEADLINE = 60.0  # seconds a wait in the page may take on a loaded machine

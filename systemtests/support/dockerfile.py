@@ -27,7 +27,7 @@ from typing import Optional
 
 from support.compose import check_compose, probes
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from support import ROOT
 
 # The Debian package that holds each system library's shared object at run time (the build
 # stage has the -dev packages; the slim runtime image has neither unless installed).

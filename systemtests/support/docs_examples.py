@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from support import ROOT
 README_BASE = "http://127.0.0.1:8080"
 EXPECTED = "# → "
 MARKER = "@@docs-example segment {}@@"

@@ -31,9 +31,8 @@ import httpx
 import pytest
 from todaysim.client import Client
 
-from support import percentile, wait_until
+from support import ROOT, percentile, wait_until
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SCRIPTS = os.path.join(ROOT, "Scripts")
 WAIT_SECONDS = 30  # for what should be immediate (a stream opened, an event delivered): unreachable when healthy
 REPLICAS = 3

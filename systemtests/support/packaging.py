@@ -18,7 +18,7 @@ from typing import Iterator, Optional
 
 import pytest
 
-from support.tools import ROOT
+from support import ROOT
 
 TOOLCHAIN_LIBRARIES = re.compile(r"lib(swift|Foundation|_Foundation|dispatch|BlocksRuntime)")
 

@@ -11,7 +11,7 @@ import shutil
 import subprocess
 import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from support import ROOT
 SCRIPT = os.path.join(ROOT, "Scripts", "postgres")
 
 

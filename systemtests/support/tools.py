@@ -11,7 +11,7 @@ from typing import Optional
 import playwright
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from support import ROOT
 DEPS = os.path.join(ROOT, "Scripts", "lib", "deps.sh")
 
 
