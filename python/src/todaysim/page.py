@@ -44,6 +44,8 @@ TIMERS_JS = (importlib.resources.files("todaysim") / "virtual_time.js").read_tex
 #: session's view itself made a round cost 10 ms against 6.6 ms for a look, a read from Python
 #: and a look).
 PROBE_JS = (importlib.resources.files("todaysim") / "settle_probe.js").read_text(encoding="utf-8")
+#: The same look as one expression, to embed in the driver's init script and its calls.
+PROBE_EXPRESSION = PROBE_JS.strip().rstrip(";")
 
 
 #: The Python driver's own init script on Chromium (`page_driver.js`): each document the page
@@ -185,7 +187,7 @@ class BridgedPage:
                 self.page.clock.run_for(now % 1000)
             context.add_init_script(TIMERS_JS)
             if self._cdp is not None:
-                context.add_init_script(f"({DRIVER_JS})({EPOCH_MS}, () => {PROBE_JS.strip().rstrip(';')})")
+                context.add_init_script(f"({DRIVER_JS})({EPOCH_MS}, () => {PROBE_EXPRESSION})")
             setattr(context, "_todaysim_clock", True)
         elif self._cdp is None:
             now = self.now_ms()  # no clock sync (not Chromium): the page clock is set from here
@@ -223,7 +225,7 @@ class BridgedPage:
     def _look(self) -> Look:
         if self._cdp is None:
             return cast(Look, self.page.evaluate(PROBE_JS))
-        return cast(Look, self._evaluate(f"window.__todaysimLook ? __todaysimLook() : {PROBE_JS.strip().rstrip(';')}"))
+        return cast(Look, self._evaluate(f"window.__todaysimLook ? __todaysimLook() : {PROBE_EXPRESSION}"))
 
     def _probe(self) -> Look:
         """One look at the page."""
@@ -246,7 +248,7 @@ class BridgedPage:
         ms = max(0, int((end - time.monotonic()) * 1000))
         try:
             look = self._evaluate(f"window.__todaysimWait ? __todaysimWait({target}, {int(expect)}, "
-                                  f"{'true' if closed else 'false'}, {ms}) : {PROBE_JS.strip().rstrip(';')}")
+                                  f"{'true' if closed else 'false'}, {ms}) : {PROBE_EXPRESSION}")
             return self._state(cast(Look, look))
         except Exception as error:  # a page navigating (the shim reloads it on a host reload)
             return {"page": str(error)[:200], "quiet": False, "timerDueNow": False}
