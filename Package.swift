@@ -50,7 +50,7 @@ let package = Package(
         // the dashboard (Web/dashboard.html) served at /. Not served, so not embedded: the sources
         // Scripts/make-bridge makes bridge.js of, the page clock's timer tracker that the Python
         // and TypeScript packages ship, and the settling look the Python package ships.
-        .target(name: "TodayWeb", path: "Web", exclude: ["bridge-core.mjs", "bridge-page.js", "virtual-time.js", "settle-probe.js"],
+        .target(name: "TodayWeb", path: "Web", exclude: ["bridge-core.mjs", "bridge-page.js", "virtual-time.js", "settle-probe.js", "page-driver.js"],
                 plugins: ["EmbedFiles"]),
         // The HTTP API on libmicrohttpd.
         .target(name: "TodayServer", dependencies: ["TodayHost", "TodayStore", "TodayOpenAPI", "TodayWeb", "CMicroHTTPD"]),

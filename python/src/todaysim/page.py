@@ -48,11 +48,12 @@ PROBE_JS = (importlib.resources.files("todaysim") / "settle_probe.js").read_text
 PROBE_EXPRESSION = PROBE_JS.strip().rstrip(";")
 
 
-#: The Python driver's own init script on Chromium (`page_driver.js`): each document the page
-#: loads takes its session's time as it loads, so the page clock runs inside the page (one trip)
-#: instead of through `page.clock.run_for` (an init script added to the context and a trip more,
-#: every call); and `__todaysimLook` and `__todaysimWait`, the look and a wait in the page until
-#: it is quiet, one trip where polling from here cost a trip per look.
+#: The Python driver's init script on Chromium (`Web/page-driver.js`, shipped here as
+#: `page_driver.js`): each document the page loads takes its session's time as it loads, so the
+#: page clock runs inside the page (one trip) instead of through `page.clock.run_for` (an init
+#: script added to the context and a trip more, every call); and `__todaysimLook` and
+#: `__todaysimWait`, the look and a wait in the page until it is quiet, one trip where polling
+#: from here cost a trip per look.
 DRIVER_JS = (importlib.resources.files("todaysim") / "page_driver.js").read_text(encoding="utf-8").strip()
 
 
