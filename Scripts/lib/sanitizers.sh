@@ -2,6 +2,7 @@
 # sanitizer, in one place.
 #   sanitizer_build NAME   swift build --build-tests --sanitize=NAME in .build/sanitize-NAME
 #                          (log in .build/sanitize-NAME.build.log); fails with its tail
+#                          (TODAYSIM_BUILD_JOBS, when set: its compiler jobs, `-j`)
 #   sanitizer_scratch NAME the build folder
 # A report fails a run: TSan exits 66 at the end when it reported anything, ASan stops at the
 # first error. Leak checking is off: the Swift runtime's and Foundation's caches live until exit.
@@ -16,7 +17,8 @@ sanitizer_build() {
     local scratch
     scratch=$(sanitizer_scratch "$1")
     mkdir -p .build
-    swift build --build-tests --sanitize="$1" --scratch-path "$scratch" >"$scratch.build.log" 2>&1 || {
+    swift build --build-tests --sanitize="$1" --scratch-path "$scratch" ${TODAYSIM_BUILD_JOBS:+-j "$TODAYSIM_BUILD_JOBS"} \
+        >"$scratch.build.log" 2>&1 || {
         tail -30 "$scratch.build.log" >&2
         echo "the $1 sanitizer build failed ($scratch.build.log)" >&2
         return 1
