@@ -21,7 +21,7 @@ from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
 from todaysim.client import Client
-from todaysim.explore import BEHIND, FEW_MS, PAGE_WORK_MS, THRESHOLDS_MS, Found, Pages, explore, gaps
+from todaysim.explore import BEHIND, FEW_MS, PAGE_WORK_MS, THRESHOLDS_MS, Found, Pages, explore, gaps, minimize
 from todaysim.page import EPOCH_MS, BridgedPage
 
 BUDGET = 100  # the explorer's default --examples
@@ -257,3 +257,34 @@ def test_a_second_input_right_behind_a_transition_is_as_likely_as_not() -> None:
     assert all(FEW_MS[0] <= gap <= FEW_MS[1] for gap, _ in behind if gap), behind
     assert gaps_drawn["0"] >= 0.5 * gaps_drawn["a few ms"] and gaps_drawn["a few ms"] >= 0.5 * gaps_drawn["0"], gaps_drawn
     assert len({str(second) for _, second in behind}) >= 5, "the second input is drawn among several"
+
+
+def test_minimize_leaves_a_scenario_no_step_of_which_can_go() -> None:
+    """The shrinking pass alone (a stand-in for the page: a scenario "reproduces" when it has
+    inputs 3 and 17, in that order, with at least 5 s of clock between them): what is left is
+    exactly those two inputs and one move (two moves merged into it), `discard` gets every
+    reproduction as it is made, and not one step of the result can be left out."""
+    steps: list[Step] = []
+    for i in range(24):
+        steps.append({"gesture": {"type": f"input-{i}"}})
+        steps.append(wait(2000 if i in (5, 9) else 3000 if i == 12 else 50))
+    made: list[str] = []
+
+    def reproduce(candidate: list[Step]) -> str | None:
+        names = [step["gesture"]["type"] for step in candidate if "gesture" in step]
+        if "input-3" not in names or "input-17" not in names:
+            return None
+        first = next(i for i, step in enumerate(candidate) if step.get("gesture", {}).get("type") == "input-3")
+        last = next(i for i, step in enumerate(candidate) if step.get("gesture", {}).get("type") == "input-17")
+        if first > last or sum(step["clock"]["advanceMs"] for step in candidate[first:last] if "clock" in step) < 5000:
+            return None
+        made.append(f"session-{len(made)}")
+        return made[-1]
+
+    discarded: list[str] = []
+    shrunk, replays = minimize(steps, "M7", reproduce, discard=discarded.append)
+    assert shrunk[0] == {"gesture": {"type": "input-3"}} and shrunk[-1] == {"gesture": {"type": "input-17"}}, shrunk
+    assert len(shrunk) == 3 and shrunk[1]["clock"]["advanceMs"] >= 5000, shrunk
+    assert discarded == made, "discard gets each reproduction"
+    assert all(reproduce(shrunk[:i] + shrunk[i + 1:]) is None for i in range(len(shrunk)))
+    assert replays <= 120, replays

@@ -502,16 +502,9 @@ def reproduces(pages: Pages, steps: list[Step], code: str) -> Optional[str]:
     return session_id if found else None
 
 
-def candidates(steps: list[Step]) -> list[list[Step]]:
-    """Shorter scenarios to try, the boldest first: leaving out a run of steps (half of them,
-    then a quarter, … then one at a time), then two clock moves in a row made one move of their
-    sum."""
+def merged(steps: list[Step]) -> list[list[Step]]:
+    """`steps` with two clock moves in a row made one move of their sum, for each such pair."""
     tried: list[list[Step]] = []
-    size = max(1, len(steps) // 2) if steps else 0
-    while size >= 1:
-        for start in range(0, len(steps) - size + 1, size):
-            tried.append(steps[:start] + steps[start + size:])
-        size //= 2
     for i in range(len(steps) - 1):
         a, b = steps[i].get("clock", {}), steps[i + 1].get("clock", {})
         if set(a) == {"advanceMs"} and set(b) == {"advanceMs"}:
@@ -521,23 +514,42 @@ def candidates(steps: list[Step]) -> list[list[Step]]:
 
 def minimize(steps: list[Step], code: str, reproduce: Callable[[list[Step]], Optional[str]], *,
              seconds: float = 120.0, discard: Callable[[str], None] = lambda session_id: None) -> tuple[list[Step], int]:
-    """The explorer's shrinking: greedily, as long as `reproduce` still shows `code` (and for at
-    most `seconds` of wall time, keeping the shortest reached), leaves out runs of steps and
-    merges neighbouring clock moves (`candidates`), starting again from each success, until no
-    candidate reproduces: the scenario returned is one where no single step can be left out
-    (when the time allowed it). `discard` gets the session of every reproduction superseded by
-    a shorter one. Returns the scenario and the replays it made."""
+    """The explorer's shrinking, as long as `reproduce` still shows `code` (and for at most
+    `seconds` of wall time, keeping the shortest reached): passes that leave out runs of steps,
+    the boldest first (half of them, then a quarter, … then one at a time), going on from where a
+    run was left out at the same size rather than starting over, then merge neighbouring clock
+    moves (`merged`); a pass that changed anything is followed by another, so the scenario
+    returned is one where no single step can be left out (when the time allowed it). `discard`
+    gets the session of each reproduction that shortened the scenario, as it is made (`explore`
+    keeps the last). Returns the scenario and the replays it made."""
     end = time.monotonic() + seconds
-    replays, changed = 0, True
+    replays = 0
+
+    def shorter(candidate: list[Step]) -> bool:
+        nonlocal replays
+        replays += 1
+        session_id = reproduce(candidate)
+        if session_id is None:
+            return False
+        discard(session_id)
+        return True
+
+    changed = True
     while changed and time.monotonic() < end:
         changed = False
-        for candidate in candidates(steps):
+        size = max(1, len(steps) // 2)
+        while size >= 1 and steps and time.monotonic() < end:
+            start = 0
+            while start < len(steps) and time.monotonic() < end:
+                if shorter(steps[:start] + steps[start + size:]):
+                    steps, changed = steps[:start] + steps[start + size:], True
+                else:
+                    start += size
+            size //= 2
+        for candidate in merged(steps):
             if time.monotonic() >= end:
                 break
-            replays += 1
-            session_id = reproduce(candidate)
-            if session_id is not None:
-                discard(session_id)
+            if shorter(candidate):
                 steps, changed = candidate, True
                 break
     return steps, replays
@@ -608,5 +620,5 @@ def explore(page_url: str, client: Client, browser: Any, *, examples: int = 100,
                 client.delete_session(session_id)
 
 
-__all__ = ["HostExplorer", "Breach", "Found", "Pages", "explore", "minimize", "gaps", "SettleTimeout", "OriginRefused",
+__all__ = ["HostExplorer", "Breach", "Found", "Pages", "explore", "minimize", "merged", "gaps", "SettleTimeout", "OriginRefused",
            "MOVES_MS", "THRESHOLDS_MS", "FEW_MS", "rule", "invariant", "precondition"]
