@@ -9,10 +9,6 @@
 #   step_later NAME COMMAND...
 #                          as step_beside, but joined only by `steps_join later`: for a long
 #                          chain (a build, then its suite) that runs beside several groups
-#   steps_last_later       the process id of the step step_later started last
-#   steps_await FILE PID   waits until FILE exists or process PID has ended (exported: a chain's
-#                          own shell calls it to start its build when another chain's is done,
-#                          or when that chain is gone, whatever became of it)
 #   steps_report           the table, slowest first (call it from an EXIT trap)
 #   steps_stop             stops the steps running now, with every process they started (call it
 #                          from the EXIT trap too: a run stopped by SIGTERM leaves nothing behind)
@@ -91,15 +87,6 @@ step_later() {
     STEPS_LATER+=("${STEPS_BESIDE[-1]}")
     unset 'STEPS_BESIDE[-1]'
 }
-
-steps_last_later() {
-    echo "${STEPS_LATER[-1]%%$'\t'*}"
-}
-
-steps_await() {
-    while [ ! -e "$1" ] && kill -0 "$2" 2>/dev/null; do sleep 0.5; done
-}
-export -f steps_await
 
 steps_join() {  # [later]
     local entry pid name out began failed=0 status cpu entries
