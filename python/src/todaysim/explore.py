@@ -541,8 +541,9 @@ def minimize(steps: list[Step], code: str, reproduce: Callable[[list[Step]], Opt
         while size >= 1 and steps and time.monotonic() < end:
             start = 0
             while start < len(steps) and time.monotonic() < end:
-                if shorter(steps[:start] + steps[start + size:]):
-                    steps, changed = steps[:start] + steps[start + size:], True
+                candidate = steps[:start] + steps[start + size:]
+                if shorter(candidate):
+                    steps, changed = candidate, True
                 else:
                     start += size
             size //= 2
@@ -620,5 +621,5 @@ def explore(page_url: str, client: Client, browser: Any, *, examples: int = 100,
                 client.delete_session(session_id)
 
 
-__all__ = ["HostExplorer", "Breach", "Found", "Pages", "explore", "minimize", "merged", "gaps", "SettleTimeout", "OriginRefused",
+__all__ = ["HostExplorer", "Breach", "Found", "Pages", "explore", "minimize", "gaps", "SettleTimeout", "OriginRefused",
            "MOVES_MS", "THRESHOLDS_MS", "FEW_MS", "rule", "invariant", "precondition"]
