@@ -13,7 +13,7 @@ import XCTest
 ///     }
 @discardableResult
 public func XCTAssertHostTraceConforms(at url: URL, toleranceMs: Int64? = nil, _ message: @autoclosure () -> String = "",
-                                       file: StaticString = #filePath, line: UInt = #line) throws -> Verdict {
+                                       file: StaticString = #filePath, line: UInt = #line) throws -> HostTrace.Verdict {
     let verdict = try HostTrace.verify(contentsOf: url, toleranceMs: toleranceMs)
     if let failure = HostTrace.failureMessage(verdict, name: url.lastPathComponent) {
         let prefix = message()
@@ -35,7 +35,7 @@ import Testing
 ///     }
 @discardableResult
 public func expectHostTraceConforms(at url: URL, toleranceMs: Int64? = nil, _ comment: Comment? = nil,
-                                    sourceLocation: SourceLocation = #_sourceLocation) throws -> Verdict {
+                                    sourceLocation: SourceLocation = #_sourceLocation) throws -> HostTrace.Verdict {
     let verdict = try HostTrace.verify(contentsOf: url, toleranceMs: toleranceMs)
     if let failure = HostTrace.failureMessage(verdict, name: url.lastPathComponent) {
         Issue.record(Comment(rawValue: (comment.map { $0.rawValue + "\n" } ?? "") + failure), sourceLocation: sourceLocation)

@@ -5,27 +5,27 @@ import TodayWeb
 import TodayStore
 
 /// The HTTP API of OpenAPI/todaysim.yaml over a session store: the route table and its handlers.
-public final class TodayService: Sendable {
-    public let router: Router
+package final class TodayService: Sendable {
+    package let router: Router
     private let log: RequestLog
     private let access: Access?
     private let crossOrigin: CrossOrigin
     private let store: SessionStore
     /// Parked `waitMs` timeline requests.
-    public let waiters = TimelineWaiters()
+    package let waiters = TimelineWaiters()
     /// Open Server-Sent Events streams.
-    public let streams: EventStreams
+    package let streams: EventStreams
     /// Long reads (and forks), off the HTTP workers.
     private let reads = ReadPool(threads: 2)
     private let hostTraces: HostTraceHandlers
     /// Where host traces are judged (`HTTPServer(sinks:)`): `traceThreads` at once, the rest wait.
-    public let judges: SinkPool
+    package let judges: SinkPool
     /// The most bytes a host trace's body may hold (TRACE.md): every other body is at most 1 MiB.
-    public static let traceLimit = 256 << 20
+    package static let traceLimit = 256 << 20
     /// One judge: on two cores the HTTP workers keep the other (issue 33, item 3).
-    public static let defaultTraceThreads = 1
+    package static let defaultTraceThreads = 1
     /// Seconds a host trace may wait for a judge beyond the request deadline (`serve --trace-queue-seconds`).
-    public static let defaultTraceQueueSeconds: TimeInterval = 300
+    package static let defaultTraceQueueSeconds: TimeInterval = 300
 
     /// `heartbeat`: seconds between the comment lines every event stream gets.
     /// `access`: the tokens required on every endpoint but `/healthz`, `/bridge.js` and CORS
@@ -35,7 +35,7 @@ public final class TodayService: Sendable {
     /// unknown fields in control-plane bodies are met when a request does not say (`Warn`).
     /// `traceThreads`: how many host traces are judged at once (`serve --trace-threads`);
     /// `traceQueueSeconds`: how much longer than a request may take one waits for a judge.
-    public init(store: SessionStore, scheduler: WallClockScheduler?, log: RequestLog, heartbeat: TimeInterval = 15,
+    package init(store: SessionStore, scheduler: WallClockScheduler?, log: RequestLog, heartbeat: TimeInterval = 15,
                 expiry: SessionExpiry? = nil, access: Access? = nil, crossOrigin: CrossOrigin = CrossOrigin(origins: []),
                 longestWaitMs: Int = 30_000, traceLimit: Int = TodayService.traceLimit, fieldValidation: FieldValidation = .warn,
                 traceThreads: Int = TodayService.defaultTraceThreads,
@@ -144,12 +144,12 @@ public final class TodayService: Sendable {
 
     /// How the HTTP server reads a request's body (`HTTPServer(bodyHandling:)`): a host trace
     /// as it arrives, every other body whole.
-    public func bodyHandling(_ request: HTTPRequest) -> BodyHandling {
+    package func bodyHandling(_ request: HTTPRequest) -> BodyHandling {
         hostTraces.bodyHandling(request)
     }
 
     /// Answers every parked request now; call before stopping the HTTP server.
-    public func stop() {
+    package func stop() {
         waiters.stop()
         streams.stop()
         reads.stop()
@@ -164,7 +164,7 @@ public final class TodayService: Sendable {
     }
 
     /// Routes one request; every failure becomes a problem document.
-    public func respond(_ request: HTTPRequest) -> (HTTPResponse, routeName: String) {
+    package func respond(_ request: HTTPRequest) -> (HTTPResponse, routeName: String) {
         let origin = request.header("Origin")
         if request.method == "OPTIONS" {
             guard case let .methodNotAllowed(methods) = router.match(method: "OPTIONS", path: request.path) else {

@@ -2,7 +2,7 @@ import Foundation
 
 /// Counters and histograms for `GET /metrics` (Prometheus text format), shared by the store
 /// (commits, inputs, timers, violations) and the HTTP edge (requests).
-public final class Metrics: @unchecked Sendable {
+package final class Metrics: @unchecked Sendable {
     private let lock = NSLock()
     // Guarded by `lock`.
     private var counters: [String: [String: Double]] = [:]
@@ -30,16 +30,16 @@ public final class Metrics: @unchecked Sendable {
         }
     }
 
-    public init() {}
+    package init() {}
 
     /// `labels` already rendered, e.g. `route="/healthz",status="200"`.
-    public func increment(_ name: String, labels: String = "", by amount: Double = 1) {
+    package func increment(_ name: String, labels: String = "", by amount: Double = 1) {
         lock.lock()
         counters[name, default: [:]][labels, default: 0] += amount
         lock.unlock()
     }
 
-    public func observe(_ name: String, labels: String = "", _ value: Double) {
+    package func observe(_ name: String, labels: String = "", _ value: Double) {
         lock.lock()
         histograms[name, default: [:]][labels, default: Histogram(buckets: Array(repeating: 0, count: bounds(for: name).count))]
             .observe(value, bounds: bounds(for: name))
@@ -51,7 +51,7 @@ public final class Metrics: @unchecked Sendable {
     }
 
     /// The text exposition, with `extra` gauges (name, help, [(labels, value)]) appended.
-    public func render(gauges: [(name: String, help: String, values: [(String, Double)])] = []) -> String {
+    package func render(gauges: [(name: String, help: String, values: [(String, Double)])] = []) -> String {
         lock.lock()
         defer { lock.unlock() }
         var text = ""
@@ -93,7 +93,7 @@ public final class Metrics: @unchecked Sendable {
     }
 
     /// A label value escaped for the text format.
-    public static func label(_ value: String) -> String {
+    package static func label(_ value: String) -> String {
         value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
             .replacingOccurrences(of: "\n", with: "\\n")
     }

@@ -4,8 +4,8 @@ import Foundation
 /// What the store knows of its disk, for `/readyz` and for the answer a failed write gets
 /// (issue 12, items 5 and 6). `/healthz` says the process serves; this says whether its
 /// storage takes writes. Each change of state is reported once.
-public final class StorageHealth: @unchecked Sendable {
-    public enum State: String, Sendable {
+package final class StorageHealth: @unchecked Sendable {
+    package enum State: String, Sendable {
         case ok
         /// The disk or the process's file size limit is full; writes resume on their own once
         /// there is room.
@@ -35,14 +35,14 @@ public final class StorageHealth: @unchecked Sendable {
     }
 
     /// The current state and what caused it.
-    public var snapshot: (state: State, detail: String) {
+    package var snapshot: (state: State, detail: String) {
         lock.lock()
         defer { lock.unlock() }
         return (state, detail)
     }
 
     /// Calls `observer` on each change of state, with its cause (for the log).
-    public func observe(_ observer: @escaping @Sendable (State, String) -> Void) {
+    package func observe(_ observer: @escaping @Sendable (State, String) -> Void) {
         lock.lock()
         observers.append(observer)
         lock.unlock()

@@ -1,7 +1,7 @@
 import TodayHost
 
 /// Why the store refused or failed an operation.
-public enum StoreError: Error, Equatable, CustomStringConvertible {
+package enum StoreError: Error, Equatable, CustomStringConvertible {
     case sessionNotFound(String)
     case sessionExists(String)
     /// The input was refused by the session; nothing was written.
@@ -35,7 +35,7 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     /// or may not have been (PostgreSQL). Never acknowledged; a keyed retry finds out.
     case outcomeUnknown(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case let .sessionNotFound(id): return "no session \(id)"
         case let .sessionExists(id): return "session \(id) exists"
@@ -61,14 +61,14 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
         }
     }
 
-    public static func == (lhs: StoreError, rhs: StoreError) -> Bool {
+    package static func == (lhs: StoreError, rhs: StoreError) -> Bool {
         lhs.description == rhs.description
     }
 }
 
 /// Why one step of a batch was refused, in the store's terms (the whole batch changed
 /// nothing). How each reads over HTTP is the server's (`TodayServer/HTTP/StepError.swift`).
-public enum StepFailure: Error, Sendable, Equatable, CustomStringConvertible {
+package enum StepFailure: Error, Sendable, Equatable, CustomStringConvertible {
     /// The session refused the step's input; nothing was written.
     case refused(InputError)
     /// The batch's answer would pass `limitBytes` (`SessionStore.maximumBatchAnswerBytes`).
@@ -77,7 +77,7 @@ public enum StepFailure: Error, Sendable, Equatable, CustomStringConvertible {
     /// as the caller gave it.
     case unresolved(any Error & Sendable)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case let .refused(error): return "refused: \(error)"
         case let .answerTooLarge(limitBytes): return "the batch's answer would pass \(limitBytes) bytes"
@@ -85,7 +85,7 @@ public enum StepFailure: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    public static func == (lhs: StepFailure, rhs: StepFailure) -> Bool {
+    package static func == (lhs: StepFailure, rhs: StepFailure) -> Bool {
         lhs.description == rhs.description
     }
 }

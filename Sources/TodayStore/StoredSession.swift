@@ -2,29 +2,29 @@ import Foundation
 import TodayHost
 
 /// A session as the store holds it: the engine's state plus where its wall clock started.
-public struct StoredSession: Sendable {
-    public var session: HostSession
+package struct StoredSession: Sendable {
+    package var session: HostSession
     /// Unix time (ms) of creation: a `wall` session's clock is the real time elapsed since (C1).
-    public var wallOriginMs: Millis
+    package var wallOriginMs: Millis
     /// The session's row key, for its timeline and ledger. An id purged and created again is a
     /// new row: whoever follows one session by its id (a stream, a long poll) compares this to
     /// know it still reads the same session.
-    public let ord: Int64
+    package let ord: Int64
 
-    public var id: String { session.id }
-    public var isWall: Bool { session.config.clock == .wall }
+    package var id: String { session.id }
+    package var isWall: Bool { session.config.clock == .wall }
     /// Its row and revision, as the storage compares them (`StoredVersion`).
     var version: StoredVersion { StoredVersion(ord: ord, revision: session.lastSeq) }
 
     /// The session clock a `wall` session shows at Unix time `unixNowMs` (never going back).
-    public func wallNowMs(unixNowMs: Millis) -> Millis {
+    package func wallNowMs(unixNowMs: Millis) -> Millis {
         max(session.nowMs, unixNowMs - wallOriginMs)
     }
 }
 
 extension StoredSession {
     /// The session view's JSON.
-    public var viewBytes: [UInt8] { session.viewBytes }
+    package var viewBytes: [UInt8] { session.viewBytes }
 
     /// The session a row holds.
     init(row: SessionRow) throws(StoreError) {

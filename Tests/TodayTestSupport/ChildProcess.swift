@@ -8,9 +8,9 @@ import Foundation
 /// also waits for every process holding the child's pipes, not for the child. Here descriptors
 /// from 3 up are closed in the child by glibc (`posix_spawn_file_actions_addclosefrom_np`), and
 /// waiting is `waitpid` on the child alone.
-public final class ChildProcess: @unchecked Sendable {
+package final class ChildProcess: @unchecked Sendable {
     /// Where one of the child's standard descriptors goes.
-    public enum Output {
+    package enum Output {
         case null
         /// A pipe whose reading end is `outputPipe`/`errorPipe`.
         case pipe
@@ -18,17 +18,17 @@ public final class ChildProcess: @unchecked Sendable {
         case file(String)
     }
 
-    public let pid: pid_t
+    package let pid: pid_t
     /// The reading ends of the pipes asked for (`nil` otherwise).
-    public let standardOutput: FileHandle?
-    public let standardError: FileHandle?
+    package let standardOutput: FileHandle?
+    package let standardError: FileHandle?
     private let lock = NSLock()
     // Guarded by `lock`: the wait status once the child was reaped.
     private var status: Int32?
 
     /// Starts `executable` (a path, or a name looked up in `PATH`) with `arguments`.
     /// `environment`: the whole environment of the child (this process's when `nil`).
-    public init(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
+    package init(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
                 directory: String? = nil, output: Output = .null, error: Output = .null) throws {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -94,7 +94,7 @@ public final class ChildProcess: @unchecked Sendable {
     }
 
     /// Whether the child has not ended yet (reaping it if it has).
-    public var isRunning: Bool {
+    package var isRunning: Bool {
         lock.lock()
         defer { lock.unlock() }
         if status != nil { return false }
@@ -106,13 +106,13 @@ public final class ChildProcess: @unchecked Sendable {
         return true
     }
 
-    public func signal(_ signal: Int32) {
+    package func signal(_ signal: Int32) {
         if isRunning { kill(pid, signal) }
     }
 
     /// Blocks until the child ends; its exit code, or -1 when a signal ended it.
     @discardableResult
-    public func waitForExit() -> Int32 {
+    package func waitForExit() -> Int32 {
         lock.lock()
         defer { lock.unlock() }
         if status == nil {
@@ -124,7 +124,7 @@ public final class ChildProcess: @unchecked Sendable {
     }
 
     /// The exit code once ended (`nil` while running); -1 when a signal ended it.
-    public var terminationStatus: Int32? {
+    package var terminationStatus: Int32? {
         guard !isRunning else { return nil }
         lock.lock()
         defer { lock.unlock() }
@@ -132,7 +132,7 @@ public final class ChildProcess: @unchecked Sendable {
     }
 
     /// Waits without blocking a thread of the cooperative pool; the exit code.
-    public func ended(within seconds: Double = 60) async -> Int32? {
+    package func ended(within seconds: Double = 60) async -> Int32? {
         await eventually(within: seconds) { !isRunning }
         return terminationStatus
     }
@@ -157,9 +157,9 @@ public final class ChildProcess: @unchecked Sendable {
 }
 
 /// `posix_spawn` (or a pipe for it) failed.
-public struct SpawnFailure: Error, CustomStringConvertible {
-    public let executable: String
-    public let errno: Int32
+package struct SpawnFailure: Error, CustomStringConvertible {
+    package let executable: String
+    package let errno: Int32
 
-    public var description: String { "cannot start \(executable): \(String(cString: strerror(errno)))" }
+    package var description: String { "cannot start \(executable): \(String(cString: strerror(errno)))" }
 }

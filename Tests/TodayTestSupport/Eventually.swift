@@ -8,7 +8,7 @@ import Foundation
 /// long polls of the PostgreSQL pass parked only after 30 s, their reads queued on the
 /// server's read pool, which runs at nice +10 behind the hog). Only a failing run waits it out.
 @discardableResult
-public func eventually(within seconds: Double = 300, _ condition: () async throws -> Bool) async rethrows -> Bool {
+package func eventually(within seconds: Double = 300, _ condition: () async throws -> Bool) async rethrows -> Bool {
     let deadline = Date().addingTimeInterval(seconds)
     while true {
         if try await condition() { return true }
@@ -21,7 +21,7 @@ public func eventually(within seconds: Double = 300, _ condition: () async throw
 /// it holds or `seconds` pass. It holds its thread while it polls; a test task uses `eventually`
 /// (or waits in `offThePool`), which gives its thread of the cooperative pool back.
 @discardableResult
-public func eventuallyOnThisThread(within seconds: Double = 30, pollMs: UInt32 = 5, _ condition: () throws -> Bool) rethrows -> Bool {
+package func eventuallyOnThisThread(within seconds: Double = 30, pollMs: UInt32 = 5, _ condition: () throws -> Bool) rethrows -> Bool {
     let deadline = Date().addingTimeInterval(seconds)
     while true {
         if try condition() { return true }

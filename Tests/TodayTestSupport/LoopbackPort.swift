@@ -2,7 +2,7 @@ import Glibc
 
 /// A loopback TCP port nothing listens on (the kernel's pick for a socket closed at once): a
 /// connection to it is refused, as to a database that is down.
-public func unusedLoopbackPort() -> Int {
+package func unusedLoopbackPort() -> Int {
     // Bound while picked, closed when `picked` is released at the return.
     guard let picked = RefusingLoopbackPort() else { preconditionFailure("bind() to 127.0.0.1:0 failed: errno \(errno)") }
     return picked.port
@@ -11,11 +11,11 @@ public func unusedLoopbackPort() -> Int {
 /// A loopback TCP port that refuses every connection for as long as this value lives: bound,
 /// never listening, so no other server of a parallel test can take it meanwhile (as one may
 /// take an `unusedLoopbackPort()` between its pick and its use).
-public final class RefusingLoopbackPort: @unchecked Sendable {
-    public let port: Int
+package final class RefusingLoopbackPort: @unchecked Sendable {
+    package let port: Int
     private let descriptor: Int32
 
-    public init?() {
+    package init?() {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { return nil }
         var address = sockaddr_in()

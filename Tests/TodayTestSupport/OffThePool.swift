@@ -10,14 +10,14 @@ import Foundation
 
 /// Runs `body` on a new thread and suspends until it returns, without holding a thread of the
 /// cooperative pool.
-public func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+package func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
     try await withCheckedThrowingContinuation { continuation in
         Thread { continuation.resume(with: Result { try body() }) }.start()
     }
 }
 
 /// `offThePool` for a body that cannot fail.
-public func offThePool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+package func offThePool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
     await withCheckedContinuation { continuation in
         Thread { continuation.resume(returning: body()) }.start()
     }

@@ -5,7 +5,7 @@ extension PostgresServer {
     /// `data/postmaster.pid`) and its children, each a session of its own, so one signal to a
     /// group would not reach them: a database that freezes without going away. Its sockets stay
     /// open and the kernel still acknowledges what is sent; nothing answers until `thaw()`.
-    public func freeze() throws -> FrozenPostgres {
+    package func freeze() throws -> FrozenPostgres {
         let pidFile = directory + "/data/postmaster.pid"
         guard let line = try String(contentsOfFile: pidFile, encoding: .utf8).split(separator: "\n").first,
               let postmaster = pid_t(line) else { throw FreezeFailure(reason: "no pid in \(pidFile)") }
@@ -28,15 +28,15 @@ extension PostgresServer {
 }
 
 /// A frozen PostgreSQL server's processes; `thaw()` lets them run again.
-public struct FrozenPostgres: Sendable {
-    public let processes: [pid_t]
+package struct FrozenPostgres: Sendable {
+    package let processes: [pid_t]
 
-    public func thaw() {
+    package func thaw() {
         for process in processes { kill(process, SIGCONT) }
     }
 }
 
-public struct FreezeFailure: Error, CustomStringConvertible {
-    public let reason: String
-    public var description: String { "cannot freeze PostgreSQL: \(reason)" }
+package struct FreezeFailure: Error, CustomStringConvertible {
+    package let reason: String
+    package var description: String { "cannot freeze PostgreSQL: \(reason)" }
 }

@@ -4,21 +4,21 @@ import Foundation
 /// its own: on a free loopback port, trust authentication, database `todaysim`. It stops (and its
 /// folder goes) when the value is released, and, should the process die first, when the process
 /// ends (`--until-exit-of`).
-public final class PostgresServer: @unchecked Sendable {
-    public let directory: String
+package final class PostgresServer: @unchecked Sendable {
+    package let directory: String
     /// `postgres://postgres@127.0.0.1:PORT/todaysim`; the same across `stop()` and `start()`.
-    public private(set) var uri: String
+    package private(set) var uri: String
 
     /// Starts a new server in a new folder under the temporary directory, waiting on this thread
     /// (`initdb` and the start take seconds): a test uses `started()`.
-    public init() throws {
+    package init() throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("todaysim-pg-\(UUID().uuidString)").path
         uri = ""
         try startWaiting()
     }
 
     /// A new server, started on a thread of its own (`offThePool`).
-    public static func started() async throws -> PostgresServer {
+    package static func started() async throws -> PostgresServer {
         try await offThePool { try PostgresServer() }
     }
 
@@ -28,12 +28,12 @@ public final class PostgresServer: @unchecked Sendable {
     }
 
     /// Starts the server again after `stop()` (same cluster, same port).
-    public func start() async throws {
+    package func start() async throws {
         try await offThePool { try self.startWaiting() }
     }
 
     /// Fast shutdown: open connections are ended (clients see a lost connection).
-    public func stop() async throws {
+    package func stop() async throws {
         try await offThePool { try self.stopWaiting() }
     }
 
@@ -77,12 +77,12 @@ public final class PostgresServer: @unchecked Sendable {
 }
 
 /// `Scripts/postgres` failed: its arguments, exit status and error output.
-public struct ScriptFailure: Error, CustomStringConvertible {
-    public let arguments: [String]
-    public let status: Int32
-    public let errorOutput: String
+package struct ScriptFailure: Error, CustomStringConvertible {
+    package let arguments: [String]
+    package let status: Int32
+    package let errorOutput: String
 
-    public var description: String {
+    package var description: String {
         "Scripts/postgres \(arguments.joined(separator: " ")) exited \(status): \(errorOutput)"
     }
 }

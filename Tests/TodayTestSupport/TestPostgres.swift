@@ -7,11 +7,11 @@ import TodayStore
 /// The server is `TODAYSIM_TEST_POSTGRES` (a libpq URI whose user may create databases) when set;
 /// otherwise one throwaway server per test process, started on first use by `Scripts/postgres` and
 /// stopped at exit.
-public enum TestPostgres {
+package enum TestPostgres {
     /// A new database `t_<uuid>` on the tests' server, dropped when the value is released (hold
     /// it as long as it is used: Swift may release a local after its last use, so prefer
     /// `withDatabase` or a stored property).
-    public static func database() throws -> TestDatabase {
+    package static func database() throws -> TestDatabase {
         let admin = try adminURI.get()
         let name = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
         try PostgresConnection(uri: admin).execute("CREATE DATABASE \(name)")
@@ -19,13 +19,13 @@ public enum TestPostgres {
     }
 
     /// Runs `body` with the URI of a new database, dropped after `body` returns.
-    public static func withDatabase<T>(_ body: (String) throws -> T) throws -> T {
+    package static func withDatabase<T>(_ body: (String) throws -> T) throws -> T {
         let database = try database()
         return try withExtendedLifetime(database) { try body(database.uri) }
     }
 
     /// `withDatabase` for a body that waits.
-    public static func withDatabase<T>(_ body: (String) async throws -> T) async throws -> T {
+    package static func withDatabase<T>(_ body: (String) async throws -> T) async throws -> T {
         let database = try database()
         defer { withExtendedLifetime(database) {} }
         return try await body(database.uri)
@@ -52,7 +52,7 @@ public enum TestPostgres {
 
     /// `base` pointing at `database` instead: the path of a URI, or a `dbname=` appended to a
     /// `key=value` string (where the last one wins).
-    public static func uri(_ base: String, database: String) -> String {
+    package static func uri(_ base: String, database: String) -> String {
         guard let schemeEnd = base.range(of: "://")?.upperBound else { return base + " dbname=\(database)" }
         let authorityEnd = base[schemeEnd...].firstIndex(where: { $0 == "/" || $0 == "?" }) ?? base.endIndex
         let queryStart = base[authorityEnd...].firstIndex(of: "?") ?? base.endIndex
@@ -69,9 +69,9 @@ private func shellQuoted(_ text: String) -> String {
 }
 
 /// One test's database; dropped (its connections ended) when released.
-public final class TestDatabase: Sendable {
-    public let name: String
-    public let uri: String
+package final class TestDatabase: Sendable {
+    package let name: String
+    package let uri: String
     private let adminURI: String
 
     init(name: String, uri: String, adminURI: String) {

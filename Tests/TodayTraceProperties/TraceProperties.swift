@@ -3,18 +3,18 @@ import TodayHost
 
 /// A property that did not hold for one scenario: which, what was seen, and the trace that
 /// shows it (to paste into a test).
-public struct PropertyFailure: Error, CustomStringConvertible {
-    public var property: String
-    public var detail: String
-    public var trace: TraceText
+package struct PropertyFailure: Error, CustomStringConvertible {
+    package var property: String
+    package var detail: String
+    package var trace: TraceText
 
-    public var description: String { "\(property): \(detail)" }
+    package var description: String { "\(property): \(detail)" }
 }
 
 /// What a mutant's first divergence may be instead of the edited line's own, and why: a
 /// neighbour of the same kind and type within the tolerance takes its place (docs/TRACES.md:
 /// binding and pairing fall back on the same `type`).
-public enum MutantOutcome: String, Sendable, CaseIterable {
+package enum MutantOutcome: String, Sendable, CaseIterable {
     /// The first divergence names the edited line's rule.
     case ownRule
     /// A neighbour of the same kind and type within the tolerance made the first divergence
@@ -34,26 +34,26 @@ public enum MutantOutcome: String, Sendable, CaseIterable {
 /// verifies clean, so does the same trace as a real host records it (and any `recorded`
 /// subset of it), with no tolerance the first divergence is the first delayed output, and each
 /// single-edit mutant does not conform and names the rule of the edited line.
-public enum TraceProperties {
-    public static let replayId = "replay"
-    public static let tolerance: Millis = 100
+package enum TraceProperties {
+    package static let replayId = "replay"
+    package static let tolerance: Millis = 100
 
     /// Every non-empty subset of the judged kinds, as bit masks over `TraceKind.allCases`.
-    public static let subsetCount = (1 << TraceKind.allCases.count) - 1
+    package static let subsetCount = (1 << TraceKind.allCases.count) - 1
 
-    public struct Tally: Sendable {
-        public var mutants: [String: Int] = [:]
-        public var outcomes: [MutantOutcome: Int] = [:]
-        public var subsets: Set<Int> = []
-        public var delayedOutputs = 0
-        public var lines = 0
+    package struct Tally: Sendable {
+        package var mutants: [String: Int] = [:]
+        package var outcomes: [MutantOutcome: Int] = [:]
+        package var subsets: Set<Int> = []
+        package var delayedOutputs = 0
+        package var lines = 0
         /// The `type` of every input the sessions applied.
-        public var inputs: Set<String> = []
-        public init() {}
+        package var inputs: Set<String> = []
+        package init() {}
     }
 
     /// Checks one scenario; `tally` counts what was exercised.
-    public static func check(_ scenario: TraceScenario, tally: inout Tally) -> [PropertyFailure] {
+    package static func check(_ scenario: TraceScenario, tally: inout Tally) -> [PropertyFailure] {
         let runner = scenario.run()
         var failures: [PropertyFailure] = []
         var rng = SeededRandom(seed: scenario.seed ^ 0x7A11_0C0D_E5EE_D000)
@@ -126,13 +126,13 @@ public enum TraceProperties {
 
     /// The property a failure broke, checked again on a shorter scenario: shrinking keeps a
     /// candidate while the same property still fails.
-    public static func fails(_ scenario: TraceScenario, _ property: String) -> PropertyFailure? {
+    package static func fails(_ scenario: TraceScenario, _ property: String) -> PropertyFailure? {
         var tally = Tally()
         return check(scenario, tally: &tally).first { $0.property == property }
     }
 
     /// Drops chunks of steps (halving the chunk) while the same property still fails; bounded.
-    public static func shrink(_ scenario: TraceScenario, _ failure: PropertyFailure) -> (TraceScenario, PropertyFailure) {
+    package static func shrink(_ scenario: TraceScenario, _ failure: PropertyFailure) -> (TraceScenario, PropertyFailure) {
         var current = scenario, found = failure
         var chunk = max(1, current.steps.count / 2), tries = 0
         while tries < 600 {
@@ -157,27 +157,27 @@ public enum TraceProperties {
 
 /// One single edit of a golden trace (issue 33): an output removed, duplicated, its `type`
 /// changed, or moved past the tolerance — and what its first divergence must name.
-public struct Mutant: Sendable {
-    public enum Edit: String, Sendable, CaseIterable {
+package struct Mutant: Sendable {
+    package enum Edit: String, Sendable, CaseIterable {
         case removed, duplicated, typeChanged, moved
     }
 
-    public var edit: Edit
-    public var trace: TraceText
+    package var edit: Edit
+    package var trace: TraceText
     /// The edited output as the trace now has it (for `removed`, as it was).
-    public var line: JSON
+    package var line: JSON
     /// Its line number in the mutant (for `removed`, the line it had).
-    public var lineNumber: Int
-    public var expectedRule: Rule
+    package var lineNumber: Int
+    package var expectedRule: Rule
     /// Other outputs of the same kind and type within the tolerance (the fallback's neighbours).
-    public var neighbours: [JSON]
+    package var neighbours: [JSON]
     /// For a moved output: other outputs of the same kind and type within the tolerance of
     /// where it landed.
-    public var landingNeighbours: [JSON] = []
+    package var landingNeighbours: [JSON] = []
     /// The edited line's rule before the edit.
-    public var originalRule: Rule
+    package var originalRule: Rule
     /// Whether an input after the edited line names the id it names.
-    public var namedByLaterInput: Bool
+    package var namedByLaterInput: Bool
 
     init?(_ edit: Edit, of golden: TraceText, rng: inout SeededRandom) {
         func namedLater(_ index: Int) -> Bool {

@@ -3,12 +3,12 @@ import TodayHost
 
 /// SplitMix64 (Steele, Lea and Flood, 2014): the same sequence for a seed on every platform, so
 /// a failing seed replays exactly.
-public struct SeededRandom: Sendable {
+package struct SeededRandom: Sendable {
     private var state: UInt64
 
-    public init(seed: UInt64) { state = seed }
+    package init(seed: UInt64) { state = seed }
 
-    public mutating func next() -> UInt64 {
+    package mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -17,14 +17,14 @@ public struct SeededRandom: Sendable {
     }
 
     /// Uniform in `0..<bound`.
-    public mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(max(1, bound))) }
+    package mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(max(1, bound))) }
 
-    public mutating func chance(_ percent: Int) -> Bool { below(100) < percent }
+    package mutating func chance(_ percent: Int) -> Bool { below(100) < percent }
 
-    public mutating func pick<Element>(_ elements: [Element]) -> Element { elements[below(elements.count)] }
+    package mutating func pick<Element>(_ elements: [Element]) -> Element { elements[below(elements.count)] }
 
     /// An upper-case random UUID, as a real host mints its request ids.
-    public mutating func upperCaseUUID() -> String {
+    package mutating func upperCaseUUID() -> String {
         let hex = Array("0123456789ABCDEF")
         var digits = (0..<32).map { _ in hex[below(16)] }
         digits[12] = "4"
@@ -39,18 +39,18 @@ public struct SeededRandom: Sendable {
 /// inputs in one millisecond, answers to open, stale and late ids, Web-minted header ids, clock
 /// moves on the rules' edges, dialogs, account switches, termination and teardown. Only server-
 /// made request ids mostly (a caller's now and then), so binding has work to do.
-public struct TraceScenario: Sendable {
-    public var seed: UInt64
-    public var sessionId: String
-    public var config: SessionConfig
+package struct TraceScenario: Sendable {
+    package var seed: UInt64
+    package var sessionId: String
+    package var config: SessionConfig
     /// The inputs as drawn; a few may be refused by the session (they leave no line).
-    public var steps: [Input]
+    package var steps: [Input]
 
     /// The clock moves that sit on the rules' edges with default timing: the 5 s deadline and
     /// foreground threshold, the 10 s repeat window, the 12 s pull watchdog.
-    public static let edges: [Millis] = [4_999, 5_000, 5_001, 10_000, 12_000]
+    package static let edges: [Millis] = [4_999, 5_000, 5_001, 10_000, 12_000]
 
-    public init(seed: UInt64, sessionId: String, config: SessionConfig, steps: [Input]) {
+    package init(seed: UInt64, sessionId: String, config: SessionConfig, steps: [Input]) {
         self.seed = seed
         self.sessionId = sessionId
         self.config = config
@@ -58,7 +58,7 @@ public struct TraceScenario: Sendable {
     }
 
     /// Draws a scenario for `seed`, deciding each input on the session as it stands.
-    public static func draw(seed: UInt64) -> TraceScenario {
+    package static func draw(seed: UInt64) -> TraceScenario {
         var draw = Drawing(rng: SeededRandom(seed: seed))
         let bursts = 3 + draw.rng.below(10)
         let config = draw.config()
@@ -80,7 +80,7 @@ public struct TraceScenario: Sendable {
     }
 
     /// The session after every step (a refused input changes nothing and leaves no line).
-    public func run(sessionId: String? = nil) -> SessionRunner {
+    package func run(sessionId: String? = nil) -> SessionRunner {
         var runner = try! SessionRunner(id: sessionId ?? self.sessionId, config: config)
         for step in steps { _ = try? runner.apply(step) }
         return runner
@@ -202,14 +202,14 @@ struct Drawing {
 /// The run's settings, from the environment: `TODAYSIM_TRACE_SEED` replays a run (its seed is
 /// printed), `TODAYSIM_TRACE_SESSIONS` sets how many sessions (2,000 by default; the sanitizer
 /// runs set fewer), `TODAYSIM_TRACE_DUMP=DIR` writes each shrunk failing trace there.
-public struct TracePropertyRun: Sendable {
-    public var seed: UInt64
-    public var sessions: Int
-    public var dumpFolder: String?
+package struct TracePropertyRun: Sendable {
+    package var seed: UInt64
+    package var sessions: Int
+    package var dumpFolder: String?
     /// `TODAYSIM_TRACE_SHRINK=0`: failures are shown as found, not shrunk.
-    public var shrinks: Bool
+    package var shrinks: Bool
 
-    public init(environment: [String: String]) {
+    package init(environment: [String: String]) {
         seed = environment["TODAYSIM_TRACE_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 1...UInt64(UInt32.max))
         sessions = environment["TODAYSIM_TRACE_SESSIONS"].flatMap { Int($0) } ?? 2_000
         dumpFolder = environment["TODAYSIM_TRACE_DUMP"]
@@ -218,15 +218,15 @@ public struct TracePropertyRun: Sendable {
 
     /// This process's run: the property test and its over-HTTP part draw the same sessions
     /// (one seed, printed by both).
-    public static let shared = TracePropertyRun(environment: ProcessInfo.processInfo.environment)
+    package static let shared = TracePropertyRun(environment: ProcessInfo.processInfo.environment)
 
     /// The scenario of session `index` of the run.
-    public func scenario(_ index: Int) -> TraceScenario { TraceScenario.draw(seed: seed &+ UInt64(index)) }
+    package func scenario(_ index: Int) -> TraceScenario { TraceScenario.draw(seed: seed &+ UInt64(index)) }
 }
 
 extension Input {
     /// The endpoint under `/v1/sessions/{id}/` that takes this input, and its body.
-    public var endpoint: (path: String, body: JSON) {
+    package var endpoint: (path: String, body: JSON) {
         switch channel {
         case "gesture": return ("gestures", json)
         case "webEvent": return ("web-events", json)
@@ -239,7 +239,7 @@ extension Input {
 
 extension SessionConfig {
     /// Every timing drawn from `choices`, always in the same order (the same draws for a seed).
-    public mutating func drawTimings(from choices: [Millis], _ rng: inout SeededRandom) {
+    package mutating func drawTimings(from choices: [Millis], _ rng: inout SeededRandom) {
         timing.pullWatchdogMs = rng.pick(choices)
         timing.headerWatchdogMs = rng.pick(choices)
         timing.softRefreshDeadlineMs = rng.pick(choices)

@@ -3,27 +3,27 @@ import TodayHost
 
 /// A trace as lines of JSON (line 1 the header), built from a session's timeline: the golden
 /// trace todaysim writes, the same trace as a real host records it, and single-edit mutants.
-public struct TraceText: Sendable, CustomStringConvertible {
-    public var header: JSON
+package struct TraceText: Sendable, CustomStringConvertible {
+    package var header: JSON
     /// Line 2 onwards.
-    public var entries: [JSON]
+    package var entries: [JSON]
 
-    public var lines: [String] { [header.serialized()] + entries.map { $0.serialized() } }
-    public var text: String { lines.joined(separator: "\n") }
-    public var description: String { lines.joined(separator: "\n") }
+    package var lines: [String] { [header.serialized()] + entries.map { $0.serialized() } }
+    package var text: String { lines.joined(separator: "\n") }
+    package var description: String { lines.joined(separator: "\n") }
 
-    public static let allKinds = TraceKind.allCases.map(\.rawValue)
+    package static let allKinds = TraceKind.allCases.map(\.rawValue)
 
     /// What `GET …/timeline?format=trace` writes: every output kind recorded, `endMs` the
     /// session's clock, every entry.
-    public static func golden(_ runner: SessionRunner) -> TraceText {
+    package static func golden(_ runner: SessionRunner) -> TraceText {
         TraceText(header: ["todaysimTrace": 1, "recorded": .strings(allKinds), "endMs": .int(runner.session.nowMs)],
                   entries: runner.timeline.map(\.json))
     }
 
-    public var recorded: [String] { header["recorded"]?.arrayValue?.compactMap(\.stringValue) ?? [] }
+    package var recorded: [String] { header["recorded"]?.arrayValue?.compactMap(\.stringValue) ?? [] }
 
-    public func with(toleranceMs: Int) -> TraceText {
+    package func with(toleranceMs: Int) -> TraceText {
         var copy = self
         copy.header = header.setting("toleranceMs", .int(toleranceMs))
         return copy
@@ -31,7 +31,7 @@ public struct TraceText: Sendable, CustomStringConvertible {
 
     /// Only the kinds in `recorded` judged, and the lines of other output kinds gone (a recorder
     /// writes `emit` and `navigation` lines whatever it judges).
-    public func recording(only kinds: [String]) -> TraceText {
+    package func recording(only kinds: [String]) -> TraceText {
         var copy = self
         copy.header = header.setting("recorded", .strings(kinds))
         copy.entries = entries.filter { entry in
@@ -47,15 +47,15 @@ public struct TraceText: Sendable, CustomStringConvertible {
 /// upper-case random UUID, each output 0–80 ms late but never after the next input or the end
 /// (the host's processing order kept), document URLs as a WebView reports them, and analytics
 /// with the properties a real pipeline adds.
-public struct HostRecording: Sendable {
-    public var trace: TraceText
+package struct HostRecording: Sendable {
+    package var trace: TraceText
     /// Line numbers (1-based, as the verdict counts) of outputs recorded later than the rules'
     /// time, in order.
-    public var delayedLines: [Int]
+    package var delayedLines: [Int]
 
-    public static let maximumDelayMs = 80
+    package static let maximumDelayMs = 80
 
-    public init(of runner: SessionRunner, rng: inout SeededRandom) {
+    package init(of runner: SessionRunner, rng: inout SeededRandom) {
         let session = runner.session
         var uuids: [(String, String)] = []
         for counter in 0...session.requestCounter + 1 {

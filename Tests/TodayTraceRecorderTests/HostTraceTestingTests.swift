@@ -16,7 +16,7 @@ enum RecordedTrace {
         host.advance(to: 100)
         host.web(["type": "webView.loadingPresentation", "owner": "web", "reason": "placeholders_visible"])
         scenario(host)
-        host.recorder.close()
+        try host.recorder.close()
         return url
     }
 }

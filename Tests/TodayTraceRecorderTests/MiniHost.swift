@@ -6,7 +6,8 @@ import TodayTraceRecorder
 /// its 5 s deadline and one-shot recovery reload, a pull spinner with its 12 s watchdog, a
 /// header renderer, a foreground tracker and a loading overlay, each recording what it does.
 /// `Bugs` plants the mistakes the iOS guide's checklist guards against. The clock is the
-/// test's: `advance(to:)` fires what falls due, in due order.
+/// test's: `advance(to:)` fires what falls due, in due order. It records only plain JSON, so a
+/// line the recorder refuses is a bug of this test host, and `try!` stops the test there.
 final class MiniHost {
     struct Bugs: OptionSet {
         let rawValue: Int
@@ -86,13 +87,13 @@ final class MiniHost {
     // MARK: Inputs (what the app's bridge and UI hand the host)
 
     func pull() {
-        recorder.gesture(["type": "pull"])
+        try! recorder.gesture(["type": "pull"])
         recoveryArmed = true
         let id = UUID().uuidString
         let repeats = lastPullAt.map { now - $0 <= 10_000 } ?? false
         lastPullAt = now
         spinner = (id, now + (bugs.contains(.spinnerPastWatchdog) ? 20_000 : 12_000))
-        recorder.pull("refreshing", requestId: id)
+        try! recorder.pull("refreshing", requestId: id)
         if bugs.contains(.headerMirrorsPull) { showHeader("refreshing", id, due: now + 12_000) }
         if repeats {
             reload(cause: "manualRepeat", requestId: id)
@@ -102,7 +103,7 @@ final class MiniHost {
     }
 
     func background() {
-        recorder.lifecycle(["type": "background"])
+        try! recorder.lifecycle(["type": "background"])
         guard backgroundSince == nil else { return }
         backgroundSince = now
         visibility(false)
@@ -110,7 +111,7 @@ final class MiniHost {
     }
 
     func foreground() {
-        recorder.lifecycle(["type": "foreground"])
+        try! recorder.lifecycle(["type": "foreground"])
         guard let since = backgroundSince else { return }
         backgroundSince = nil
         visibility(true)
@@ -119,24 +120,24 @@ final class MiniHost {
     }
 
     func tabActivated() {
-        recorder.lifecycle(["type": "tabActivated"])
+        try! recorder.lifecycle(["type": "tabActivated"])
         request("tab_activated", id: UUID().uuidString)
     }
 
     func navigation() {
-        recorder.lifecycle(["type": "navigation"])
+        try! recorder.lifecycle(["type": "navigation"])
         navigate(cause: "navigation", requestId: nil)
         endSpinner("cancelled")
     }
 
     /// What Web posts over the bridge.
     func web(_ message: [String: Any]) {
-        recorder.webEvent(message)
+        try! recorder.webEvent(message)
         switch message["type"] as? String {
         case "webView.loadingPresentation":
             guard message["owner"] as? String == "web", !released else { return }
             released = true
-            recorder.overlay("hidden")
+            try! recorder.overlay("hidden")
         case "todayPage.refreshStarted":
             guard let id = message["requestId"] as? String else { return }
             showHeader("refreshing", id, due: now + 12_000)
@@ -159,7 +160,7 @@ final class MiniHost {
     private func request(_ reason: String, id: String) {
         if pending.isEmpty { deadline = now + 5_000 + deadlineOffsetMs }
         pending.append((id, reason))
-        recorder.emitted(["type": "todayPage.refreshRequested", "schemaVersion": 1, "requestId": id, "reason": reason])
+        try! recorder.emitted(["type": "todayPage.refreshRequested", "schemaVersion": 1, "requestId": id, "reason": reason])
     }
 
     private func result(_ id: String, _ status: String) {
@@ -222,7 +223,7 @@ final class MiniHost {
         navigate(cause: cause, requestId: requestId)
         if let up = spinner {
             spinner = (requestId, up.watchdog)
-            recorder.pull("refreshing", requestId: requestId)
+            try! recorder.pull("refreshing", requestId: requestId)
         }
     }
 
@@ -239,35 +240,35 @@ final class MiniHost {
         released = false
         var url = "https://today.example.com/embed/feeds/v1?uid=\(uid)&language=en"
         if let requestId { url += "&requestId=\(requestId)" }
-        recorder.navigated(cause: cause, url: url, requestId: requestId)
-        recorder.overlayShownByLoad()
+        try! recorder.navigated(cause: cause, url: url, requestId: requestId)
+        try! recorder.overlayShownByLoad()
     }
 
     private func endSpinner(_ outcome: String) {
         guard let up = spinner else { return }
         spinner = nil
         let mapped = ["succeeded", "failed", "cancelled", "unsupported", "timedOut"].contains(outcome) ? outcome : "unknown"
-        recorder.pull("idle", requestId: up.id, outcome: mapped)
+        try! recorder.pull("idle", requestId: up.id, outcome: mapped)
     }
 
     private func showHeader(_ state: String, _ id: String, due: Int64) {
         header = (state, id, due)
-        recorder.header(state, requestId: id)
+        try! recorder.header(state, requestId: id)
     }
 
     private func clearHeader() {
         guard let shown = header else { return }
         header = nil
-        recorder.header("hidden", requestId: shown.id)
+        try! recorder.header("hidden", requestId: shown.id)
     }
 
     private func visibility(_ visible: Bool) {
         for type in ["webView.visibilityWillChange", "webView.visibilityChanged"] {
-            recorder.emitted(["type": type, "schemaVersion": 1, "visible": visible])
+            try! recorder.emitted(["type": type, "schemaVersion": 1, "visible": visible])
         }
     }
 
     private func analytics(_ event: String) {
-        recorder.analytics(event: event, properties: ["uid": uid, "app_version": "5.12.0"])
+        try! recorder.analytics(event: event, properties: ["uid": uid, "app_version": "5.12.0"])
     }
 }

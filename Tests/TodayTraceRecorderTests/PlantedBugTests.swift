@@ -17,7 +17,7 @@ import TodayTraceRecorder
         host.advance(to: 100)
         host.web(["type": "webView.loadingPresentation", "owner": "web", "reason": "placeholders_visible"])
         scenario(host)
-        host.recorder.close()
+        try host.recorder.close()
         let text = try String(contentsOf: url, encoding: .utf8)
         return (try HostTraceVerifier.verify(text), text)
     }

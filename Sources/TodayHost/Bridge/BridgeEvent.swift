@@ -1,5 +1,5 @@
 /// A Web → native bridge message after parsing (H21): only well-formed known events exist here.
-public enum BridgeEvent: Equatable, Sendable {
+package enum BridgeEvent: Equatable, Sendable {
     case refreshStarted(requestId: String)
     case refreshResult(RefreshResult)
     case firstBatchRendered(batchId: String, elapsedMs: Double, requestId: String?)
@@ -15,39 +15,39 @@ public enum BridgeEvent: Equatable, Sendable {
     /// H27.
     case nativeDialogPresent(title: String, actions: [DialogAction])
 
-    public struct DialogAction: Codable, Equatable, Sendable {
-        public var actionId: String
-        public var title: String
-        public var role: String?
+    package struct DialogAction: Codable, Equatable, Sendable {
+        package var actionId: String
+        package var title: String
+        package var role: String?
 
-        public var json: JSON {
+        package var json: JSON {
             var members: [(String, JSON)] = [("actionId", .string(actionId)), ("title", .string(title))]
             if let role { members.append(("role", .string(role))) }
             return .object(members)
         }
     }
 
-    public enum RenderStatus: String, Sendable, Equatable {
+    package enum RenderStatus: String, Sendable, Equatable {
         case succeeded, partial
     }
 
-    public struct RefreshResult: Equatable, Sendable {
-        public enum Mode: String, Sendable, Equatable {
+    package struct RefreshResult: Equatable, Sendable {
+        package enum Mode: String, Sendable, Equatable {
             case hard, soft
         }
 
-        public var requestId: String
-        public var mode: Mode
-        public var status: ResultStatus
-        public var loadId: String?
-        public var terminalEvent: String?
-        public var elapsedMs: Double?
-        public var error: JSON?
+        package var requestId: String
+        package var mode: Mode
+        package var status: ResultStatus
+        package var loadId: String?
+        package var terminalEvent: String?
+        package var elapsedMs: Double?
+        package var error: JSON?
     }
 }
 
 /// What the bridge boundary made of a raw message.
-public enum BridgeParse: Equatable, Sendable {
+package enum BridgeParse: Equatable, Sendable {
     case event(BridgeEvent)
     /// Unknown to this host (unknown type, or a capability it does not advertise).
     case ignored(IgnoreReason)
@@ -56,15 +56,15 @@ public enum BridgeParse: Equatable, Sendable {
 }
 
 /// Which field of a known event broke and how.
-public struct BridgeRejection: Error, Equatable, Sendable {
-    public var field: String
-    public var problem: String
+package struct BridgeRejection: Error, Equatable, Sendable {
+    package var field: String
+    package var problem: String
 
-    public var reason: String { "\(field): \(problem)" }
+    package var reason: String { "\(field): \(problem)" }
 }
 
 /// The camelCase codes of an `ignored` outcome (H21).
-public enum IgnoreReason: String, Sendable, Equatable {
+package enum IgnoreReason: String, Sendable, Equatable {
     case unknownEvent, capabilityNotAdvertised, staleResult, staleRender, alreadyBackground, alreadyForeground,
         noTimer, noDialog, noDraft, noSheet, untrustedLink, ownerNotWeb, alreadyReleased
 }

@@ -1,16 +1,16 @@
 /// The bridge boundary (H21): turns a raw Web message into a typed event, or says why not.
 /// What the host understands depends on what it advertised (H12) and on its loading gate (H23).
-public struct BridgeParser: Sendable {
-    public var capabilities: [String]
-    public var loadingGate: LoadingGate
+package struct BridgeParser: Sendable {
+    package var capabilities: [String]
+    package var loadingGate: LoadingGate
 
-    public init(capabilities: [String], loadingGate: LoadingGate) {
+    package init(capabilities: [String], loadingGate: LoadingGate) {
         self.capabilities = capabilities
         self.loadingGate = loadingGate
     }
 
     /// `type` is the message's `type`, already known to be a string.
-    public func parse(type: String, message: JSON) -> BridgeParse {
+    package func parse(type: String, message: JSON) -> BridgeParse {
         let fields = BridgeFields(message: message)
         do throws(BridgeRejection) {
             switch type {

@@ -1,18 +1,18 @@
 /// Chat attribution (H25): a trusted card link prefills the chat draft and remembers which
 /// widget it came from, until the user sends.
-public struct ChatAttribution: Codable, Equatable, Sendable {
-    public private(set) var draft: String?
+package struct ChatAttribution: Codable, Equatable, Sendable {
+    package private(set) var draft: String?
     /// `msg_trigger_ele_id` of the last card link, carried into the next `chat_query_submit`.
-    public private(set) var pendingTriggerId: String?
+    package private(set) var pendingTriggerId: String?
     /// The link's `today_*` parameters, in link order.
-    public private(set) var attribution: [Parameter] = []
+    package private(set) var attribution: [Parameter] = []
 
-    public struct Parameter: Codable, Equatable, Sendable {
-        public var name: String
-        public var value: String
+    package struct Parameter: Codable, Equatable, Sendable {
+        package var name: String
+        package var value: String
     }
 
-    public init() {}
+    package init() {}
 
     /// A trusted `today://chat…` link: a later card link overwrites both draft and id.
     mutating func linkOpened(_ link: DeepLink) {
@@ -48,16 +48,16 @@ public struct ChatAttribution: Codable, Equatable, Sendable {
 
 /// A URL split the way a URL parser splits it: scheme and host compared case-insensitively,
 /// query parameters percent-decoded in order (`+` stays `+`, as in iOS's `URLComponents`).
-public struct DeepLink: Equatable, Sendable {
-    public var scheme: String
-    public var host: String
-    public var query: [(name: String, value: String)]
+package struct DeepLink: Equatable, Sendable {
+    package var scheme: String
+    package var host: String
+    package var query: [(name: String, value: String)]
 
-    public static func == (lhs: DeepLink, rhs: DeepLink) -> Bool {
+    package static func == (lhs: DeepLink, rhs: DeepLink) -> Bool {
         lhs.scheme == rhs.scheme && lhs.host == rhs.host && lhs.query.map { [$0.name, $0.value] } == rhs.query.map { [$0.name, $0.value] }
     }
 
-    public init?(_ url: String) {
+    package init?(_ url: String) {
         guard let colon = url.firstIndex(of: ":") else { return nil }
         scheme = String(url[..<colon]).lowercased()
         guard !scheme.isEmpty, scheme.allSatisfy({ $0.isLetter || $0.isNumber || "+-.".contains($0) }) else { return nil }
@@ -82,12 +82,12 @@ public struct DeepLink: Equatable, Sendable {
     }
 
     /// The first value of a repeated parameter, as `URLSearchParams.get` and `URLComponents` give.
-    public func firstValue(of name: String) -> String? {
+    package func firstValue(of name: String) -> String? {
         query.first { $0.name == name }?.value
     }
 
     /// H25: `today://chat…` is routed in-app; anything else is not.
-    public var isTrustedChatLink: Bool { scheme == "today" && host == "chat" }
+    package var isTrustedChatLink: Bool { scheme == "today" && host == "chat" }
 
     static func percentDecoded(_ text: Substring) -> String {
         var bytes: [UInt8] = []
@@ -116,7 +116,7 @@ public struct DeepLink: Equatable, Sendable {
 }
 
 extension ChatAttribution: StateCodable {
-    public func encode(to writer: inout StateWriter) {
+    package func encode(to writer: inout StateWriter) {
         writer.optional(draft) { $0.string($1) }
         writer.optional(pendingTriggerId) { $0.string($1) }
         writer.array(attribution) { writer, parameter in
@@ -125,7 +125,7 @@ extension ChatAttribution: StateCodable {
         }
     }
 
-    public init(from reader: inout StateReader) throws(StateDecodingError) {
+    package init(from reader: inout StateReader) throws(StateDecodingError) {
         draft = try reader.optional { reader throws(StateDecodingError) in try reader.string() }
         pendingTriggerId = try reader.optional { reader throws(StateDecodingError) in try reader.string() }
         attribution = try reader.array { reader throws(StateDecodingError) in

@@ -1,25 +1,25 @@
 /// The document in the WebView: what was loaded, why, and how far it got (H1–H3, H18, H22).
-public struct DocumentLoader: Codable, Equatable, Sendable {
-    public private(set) var loadId: Int = 0
-    public private(set) var url: String = ""
+package struct DocumentLoader: Codable, Equatable, Sendable {
+    package private(set) var loadId: Int = 0
+    package private(set) var url: String = ""
     /// The request id the URL carries (a hard reload made for a native request), if any.
-    public private(set) var requestId: String?
+    package private(set) var requestId: String?
     /// Whether the document still owns `requestId`: until a result for it arrives or the
     /// document is replaced (H3).
-    public private(set) var awaitingResult = false
-    public private(set) var state: DocumentState = .loading
-    public private(set) var cause: LoadCause = .initial
+    package private(set) var awaitingResult = false
+    package private(set) var state: DocumentState = .loading
+    package private(set) var cause: LoadCause = .initial
     /// This load rendered a batch (`firstBatchRendered`, or a non-empty `allBatchesRendered`).
-    public private(set) var renderedBatch = false
+    package private(set) var renderedBatch = false
     /// This load showed its content: `firstBatchRendered` or `allBatchesRendered {empty: true}`
     /// (what a hard load's `succeeded` must follow, M5).
-    public private(set) var contentVisible = false
-    public var overlay = LoadingOverlay()
+    package private(set) var contentVisible = false
+    package var overlay = LoadingOverlay()
 
-    public init() {}
+    package init() {}
 
     /// The id a result may consume as this document's own (H3, H7).
-    public var ownedRequestId: String? { awaitingResult ? requestId : nil }
+    package var ownedRequestId: String? { awaitingResult ? requestId : nil }
 
     /// H3: a new load replaces the document and shows the overlay again.
     mutating func load(url: String, requestId: String?, cause: LoadCause) -> [Effect] {
@@ -56,7 +56,7 @@ public struct DocumentLoader: Codable, Equatable, Sendable {
 }
 
 extension DocumentLoader: StateCodable {
-    public func encode(to writer: inout StateWriter) {
+    package func encode(to writer: inout StateWriter) {
         writer.int(loadId)
         writer.string(url)
         writer.optional(requestId) { $0.string($1) }
@@ -68,7 +68,7 @@ extension DocumentLoader: StateCodable {
         writer.value(overlay)
     }
 
-    public init(from reader: inout StateReader) throws(StateDecodingError) {
+    package init(from reader: inout StateReader) throws(StateDecodingError) {
         loadId = try reader.int()
         url = try reader.string()
         requestId = try reader.optional { reader throws(StateDecodingError) in try reader.string() }

@@ -1,19 +1,19 @@
 /// Tracks foreground and background (H15) and decides whether a return deserves a request.
-public struct ForegroundTracker: Codable, Equatable, Sendable {
-    public enum State: Codable, Equatable, Sendable {
+package struct ForegroundTracker: Codable, Equatable, Sendable {
+    package enum State: Codable, Equatable, Sendable {
         /// Next: `background` on a background transition.
         case foreground
         /// Next: `foreground` on a return; the recorded time is cleared by it.
         case background(sinceMs: Millis)
     }
 
-    public private(set) var state: State = .foreground
+    package private(set) var state: State = .foreground
 
-    public init() {}
+    package init() {}
 
-    public var isForeground: Bool { state == .foreground }
+    package var isForeground: Bool { state == .foreground }
 
-    public var backgroundedAtMs: Millis? {
+    package var backgroundedAtMs: Millis? {
         if case let .background(sinceMs) = state { return sinceMs }
         return nil
     }
@@ -26,7 +26,7 @@ public struct ForegroundTracker: Codable, Equatable, Sendable {
         return Self.visibility(false)
     }
 
-    public enum Return: Equatable, Sendable {
+    package enum Return: Equatable, Sendable {
         case alreadyForeground
         /// Back from the background: the page is told it is visible (`shown`); `revalidate`
         /// when away at least the threshold.
@@ -54,14 +54,14 @@ public struct ForegroundTracker: Codable, Equatable, Sendable {
 }
 
 extension ForegroundTracker: StateCodable {
-    public func encode(to writer: inout StateWriter) {
+    package func encode(to writer: inout StateWriter) {
         switch state {
         case .foreground: writer.int(0)
         case let .background(sinceMs): writer.int(1); writer.int(sinceMs)
         }
     }
 
-    public init(from reader: inout StateReader) throws(StateDecodingError) {
+    package init(from reader: inout StateReader) throws(StateDecodingError) {
         switch try reader.int() {
         case 0: state = .foreground
         case 1: state = .background(sinceMs: try reader.int64())

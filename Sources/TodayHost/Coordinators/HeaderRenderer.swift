@@ -1,6 +1,6 @@
 /// The native header feedback (H12–H14): renders what Web commands, correlated by `requestId`.
-public struct HeaderRenderer: Codable, Equatable, Sendable {
-    public enum State: Codable, Equatable, Sendable {
+package struct HeaderRenderer: Codable, Equatable, Sendable {
+    package enum State: Codable, Equatable, Sendable {
         /// Next: `refreshing` on a valid `refreshStarted`.
         case hidden
         /// Next: `updated` / `failed` / `hidden` on its result, `hidden` on its watchdog or a
@@ -13,15 +13,15 @@ public struct HeaderRenderer: Codable, Equatable, Sendable {
     }
 
     /// The state's name as the API shows it.
-    public enum Phase: String, Codable, Sendable, Equatable {
+    package enum Phase: String, Codable, Sendable, Equatable {
         case hidden, refreshing, updated, failed
     }
 
-    public private(set) var state: State = .hidden
+    package private(set) var state: State = .hidden
 
-    public init() {}
+    package init() {}
 
-    public var phase: Phase {
+    package var phase: Phase {
         switch state {
         case .hidden: return .hidden
         case .refreshing: return .refreshing
@@ -30,7 +30,7 @@ public struct HeaderRenderer: Codable, Equatable, Sendable {
         }
     }
 
-    public var requestId: String? {
+    package var requestId: String? {
         switch state {
         case .hidden: return nil
         case let .refreshing(requestId, _), let .updated(requestId, _), let .failed(requestId, _): return requestId
@@ -38,12 +38,12 @@ public struct HeaderRenderer: Codable, Equatable, Sendable {
     }
 
     /// The id whose result the header still waits for.
-    public var owner: String? {
+    package var owner: String? {
         if case let .refreshing(requestId, _) = state { return requestId }
         return nil
     }
 
-    public var timers: [Watchdog] {
+    package var timers: [Watchdog] {
         switch state {
         case .hidden: return []
         case let .refreshing(requestId, watchdog):
@@ -105,7 +105,7 @@ public struct HeaderRenderer: Codable, Equatable, Sendable {
 }
 
 extension HeaderRenderer: StateCodable {
-    public func encode(to writer: inout StateWriter) {
+    package func encode(to writer: inout StateWriter) {
         switch state {
         case .hidden: writer.int(0)
         case let .refreshing(requestId, watchdog): writer.int(1); writer.string(requestId); writer.value(watchdog)
@@ -114,7 +114,7 @@ extension HeaderRenderer: StateCodable {
         }
     }
 
-    public init(from reader: inout StateReader) throws(StateDecodingError) {
+    package init(from reader: inout StateReader) throws(StateDecodingError) {
         switch try reader.int() {
         case 0: state = .hidden
         case 1: state = .refreshing(requestId: try reader.string(), watchdog: try reader.value())

@@ -1,15 +1,15 @@
 /// The native Live Widget creation sheet (H26).
-public struct LiveWidgetSheet: Codable, Equatable, Sendable {
-    public enum State: String, Codable, Sendable {
+package struct LiveWidgetSheet: Codable, Equatable, Sendable {
+    package enum State: String, Codable, Sendable {
         /// Next: `presented` on `liveWidgetCreation.present` with the capability.
         case hidden
         /// Next: `hidden` on created, cancelled, account switch or teardown.
         case presented
     }
 
-    public private(set) var state: State = .hidden
+    package private(set) var state: State = .hidden
 
-    public init() {}
+    package init() {}
 
     /// `true` when presentation started (the `{presented}` acknowledgement).
     mutating func present() -> Bool { move(to: .presented) }
@@ -26,7 +26,7 @@ public struct LiveWidgetSheet: Codable, Equatable, Sendable {
 }
 
 extension LiveWidgetSheet: StateCodable {
-    public func encode(to writer: inout StateWriter) { writer.raw(state) }
+    package func encode(to writer: inout StateWriter) { writer.raw(state) }
 
-    public init(from reader: inout StateReader) throws(StateDecodingError) { state = try reader.raw() }
+    package init(from reader: inout StateReader) throws(StateDecodingError) { state = try reader.raw() }
 }

@@ -1,10 +1,10 @@
 /// The native loading overlay over the WebView (H23), one per document load.
-public struct LoadingOverlay: Codable, Equatable, Sendable {
-    public private(set) var state: OverlayState = .visible
+package struct LoadingOverlay: Codable, Equatable, Sendable {
+    package private(set) var state: OverlayState = .visible
     /// Whether this load already saw `webView.loadingPresentation {owner: "web"}`.
-    public private(set) var releasedByWeb = false
+    package private(set) var releasedByWeb = false
 
-    public init() {}
+    package init() {}
 
     /// Every navigation shows the overlay again (H3).
     mutating func newLoad() -> [Effect] {
@@ -12,7 +12,7 @@ public struct LoadingOverlay: Codable, Equatable, Sendable {
         return set(.visible)
     }
 
-    public enum Release: Equatable, Sendable {
+    package enum Release: Equatable, Sendable {
         case hidden([Effect])
         case alreadyReleased
     }
@@ -37,12 +37,12 @@ public struct LoadingOverlay: Codable, Equatable, Sendable {
 }
 
 extension LoadingOverlay: StateCodable {
-    public func encode(to writer: inout StateWriter) {
+    package func encode(to writer: inout StateWriter) {
         writer.raw(state)
         writer.bool(releasedByWeb)
     }
 
-    public init(from reader: inout StateReader) throws(StateDecodingError) {
+    package init(from reader: inout StateReader) throws(StateDecodingError) {
         state = try reader.raw()
         releasedByWeb = try reader.bool()
     }

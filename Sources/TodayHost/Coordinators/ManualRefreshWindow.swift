@@ -1,9 +1,9 @@
 /// The sliding window of repeated pull gestures (H10): a gesture within `manualRefreshWindowMs`
 /// of the previous one reloads the document. Only gestures move it.
-public struct ManualRefreshWindow: Codable, Equatable, Sendable {
-    public private(set) var lastGestureAtMs: Millis?
+package struct ManualRefreshWindow: Codable, Equatable, Sendable {
+    package private(set) var lastGestureAtMs: Millis?
 
-    public init() {}
+    package init() {}
 
     /// Records a gesture and tells whether it repeats the previous one within the window.
     mutating func pullGesture(at now: Instant, windowMs: Millis) -> Bool {
@@ -14,11 +14,11 @@ public struct ManualRefreshWindow: Codable, Equatable, Sendable {
 }
 
 extension ManualRefreshWindow: StateCodable {
-    public func encode(to writer: inout StateWriter) {
+    package func encode(to writer: inout StateWriter) {
         writer.optional(lastGestureAtMs) { $0.int($1) }
     }
 
-    public init(from reader: inout StateReader) throws(StateDecodingError) {
+    package init(from reader: inout StateReader) throws(StateDecodingError) {
         lastGestureAtMs = try reader.optional { reader throws(StateDecodingError) in try reader.int64() }
     }
 }

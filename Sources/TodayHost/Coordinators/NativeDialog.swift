@@ -1,17 +1,17 @@
 /// The native confirmation dialog (H27): one at a time, settled by the user's choice.
-public struct NativeDialog: Codable, Equatable, Sendable {
-    public struct Open: Codable, Equatable, Sendable {
-        public var callId: String
-        public var title: String
-        public var actions: [BridgeEvent.DialogAction]
+package struct NativeDialog: Codable, Equatable, Sendable {
+    package struct Open: Codable, Equatable, Sendable {
+        package var callId: String
+        package var title: String
+        package var actions: [BridgeEvent.DialogAction]
     }
 
     /// `nil` when no dialog is open.
-    public private(set) var open: Open?
+    package private(set) var open: Open?
 
-    public init() {}
+    package init() {}
 
-    public enum Presentation: Equatable, Sendable {
+    package enum Presentation: Equatable, Sendable {
         case pending(callId: String)
         case busy
     }
@@ -22,7 +22,7 @@ public struct NativeDialog: Codable, Equatable, Sendable {
         return .pending(callId: callId)
     }
 
-    public enum Choice: Equatable, Sendable {
+    package enum Choice: Equatable, Sendable {
         case noDialog
         case unknownAction
         /// The pending call's final value.
@@ -45,7 +45,7 @@ public struct NativeDialog: Codable, Equatable, Sendable {
 }
 
 extension NativeDialog: StateCodable {
-    public func encode(to writer: inout StateWriter) {
+    package func encode(to writer: inout StateWriter) {
         writer.optional(open) { writer, open in
             writer.string(open.callId)
             writer.string(open.title)
@@ -57,7 +57,7 @@ extension NativeDialog: StateCodable {
         }
     }
 
-    public init(from reader: inout StateReader) throws(StateDecodingError) {
+    package init(from reader: inout StateReader) throws(StateDecodingError) {
         open = try reader.optional { reader throws(StateDecodingError) in
             Open(callId: try reader.string(), title: try reader.string(),
                  actions: try reader.array { reader throws(StateDecodingError) in

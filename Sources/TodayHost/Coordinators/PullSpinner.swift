@@ -1,7 +1,7 @@
 /// The native pull-to-refresh spinner (H10, H11): started by the gesture, ended by the result
 /// for the id it owns or by its watchdog.
-public struct PullSpinner: Codable, Equatable, Sendable {
-    public enum State: Codable, Equatable, Sendable {
+package struct PullSpinner: Codable, Equatable, Sendable {
+    package enum State: Codable, Equatable, Sendable {
         /// Next: `refreshing` on a pull gesture.
         case idle
         /// Next: `idle` on its result, watchdog, a navigation not made by the host, account
@@ -9,27 +9,27 @@ public struct PullSpinner: Codable, Equatable, Sendable {
         case refreshing(requestId: String, watchdog: Deadline)
     }
 
-    public enum Phase: String, Codable, Sendable, Equatable {
+    package enum Phase: String, Codable, Sendable, Equatable {
         case idle, refreshing
     }
 
-    public private(set) var state: State = .idle
-    public private(set) var lastOutcome: RequestOutcome?
+    package private(set) var state: State = .idle
+    package private(set) var lastOutcome: RequestOutcome?
 
-    public init() {}
+    package init() {}
 
-    public var phase: Phase {
+    package var phase: Phase {
         if case .refreshing = state { return .refreshing }
         return .idle
     }
 
     /// The id the spinner waits for.
-    public var owner: String? {
+    package var owner: String? {
         if case let .refreshing(requestId, _) = state { return requestId }
         return nil
     }
 
-    public var timers: [Watchdog] {
+    package var timers: [Watchdog] {
         guard case let .refreshing(requestId, watchdog) = state else { return [] }
         return [Watchdog(kind: .pullWatchdog, requestId: requestId, deadline: watchdog)]
     }
@@ -81,7 +81,7 @@ public struct PullSpinner: Codable, Equatable, Sendable {
 }
 
 extension PullSpinner: StateCodable {
-    public func encode(to writer: inout StateWriter) {
+    package func encode(to writer: inout StateWriter) {
         switch state {
         case .idle: writer.int(0)
         case let .refreshing(requestId, watchdog): writer.int(1); writer.string(requestId); writer.value(watchdog)
@@ -89,7 +89,7 @@ extension PullSpinner: StateCodable {
         writer.optional(lastOutcome) { $0.raw($1) }
     }
 
-    public init(from reader: inout StateReader) throws(StateDecodingError) {
+    package init(from reader: inout StateReader) throws(StateDecodingError) {
         switch try reader.int() {
         case 0: state = .idle
         case 1: state = .refreshing(requestId: try reader.string(), watchdog: try reader.value())

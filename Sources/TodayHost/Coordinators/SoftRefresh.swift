@@ -1,27 +1,27 @@
 /// Native soft requests waiting for Web's result and their shared deadline (H4–H7).
-public struct SoftRefresh: Codable, Equatable, Sendable {
-    public struct PendingRequest: Codable, Equatable, Sendable {
-        public var requestId: String
-        public var reason: RefreshReason?
-        public var requestedAtMs: Millis
+package struct SoftRefresh: Codable, Equatable, Sendable {
+    package struct PendingRequest: Codable, Equatable, Sendable {
+        package var requestId: String
+        package var reason: RefreshReason?
+        package var requestedAtMs: Millis
     }
 
-    public private(set) var pending: [PendingRequest] = []
+    package private(set) var pending: [PendingRequest] = []
     /// Armed when a request joins an empty set; later requests share it (H5).
-    public private(set) var deadline: Deadline?
+    package private(set) var deadline: Deadline?
 
-    public init() {}
+    package init() {}
 
-    public var timers: [Watchdog] {
+    package var timers: [Watchdog] {
         guard let deadline else { return [] }
         return [Watchdog(kind: .softRefreshDeadline, requestId: nil, deadline: deadline)]
     }
 
-    public func isPending(_ requestId: String) -> Bool {
+    package func isPending(_ requestId: String) -> Bool {
         pending.contains { $0.requestId == requestId }
     }
 
-    public func reason(of requestId: String) -> RefreshReason? {
+    package func reason(of requestId: String) -> RefreshReason? {
         pending.first { $0.requestId == requestId }?.reason
     }
 
@@ -70,7 +70,7 @@ public struct SoftRefresh: Codable, Equatable, Sendable {
 }
 
 extension SoftRefresh: StateCodable {
-    public func encode(to writer: inout StateWriter) {
+    package func encode(to writer: inout StateWriter) {
         writer.array(pending) { writer, request in
             writer.string(request.requestId)
             writer.optional(request.reason) { $0.raw($1) }
@@ -79,7 +79,7 @@ extension SoftRefresh: StateCodable {
         writer.optional(deadline) { $0.value($1) }
     }
 
-    public init(from reader: inout StateReader) throws(StateDecodingError) {
+    package init(from reader: inout StateReader) throws(StateDecodingError) {
         pending = try reader.array { reader throws(StateDecodingError) in
             PendingRequest(requestId: try reader.string(),
                            reason: try reader.optional { reader throws(StateDecodingError) in try reader.raw() },

@@ -1,13 +1,13 @@
 /// Reads a request body's fields, turning every problem into the contract's `400`s.
 /// `null` counts as absent for optional fields; unknown fields are not read here (`ControlBody`
 /// names them, the HTTP edge warns about them).
-public struct BodyFields {
-    public let object: JSON
+package struct BodyFields {
+    package let object: JSON
     /// Prefix for field names in errors (`timing.`).
-    public var path = ""
+    package var path = ""
 
     /// The body as a JSON object, or `invalid_json`.
-    public static func object(from body: [UInt8]) throws(InputProblem) -> BodyFields {
+    package static func object(from body: [UInt8]) throws(InputProblem) -> BodyFields {
         let value: JSON
         do {
             value = try JSON.parse(bytes: body)
@@ -18,16 +18,16 @@ public struct BodyFields {
         return BodyFields(object: value)
     }
 
-    public func name(_ key: String) -> String { path + key }
+    package func name(_ key: String) -> String { path + key }
 
-    public func present(_ key: String) -> JSON? {
+    package func present(_ key: String) -> JSON? {
         guard let value = object[key], !value.isNull else { return nil }
         return value
     }
 
     /// A string as it came; a field the server keeps goes through `identifier` or `text`
     /// (FieldLimits) instead, or is checked against a pattern (a session id).
-    public func string(_ key: String) throws(InputProblem) -> String? {
+    package func string(_ key: String) throws(InputProblem) -> String? {
         guard let value = present(key) else { return nil }
         guard let text = value.stringValue else { throw .invalidField(name(key), "must be a string, got \(value.typeName)") }
         return text
@@ -35,9 +35,9 @@ public struct BodyFields {
 
     /// The largest integer the contract accepts anywhere (OpenAPI `maximum`): ~285,000 years
     /// of milliseconds, far from `Int64` overflow when added to a clock.
-    public static let largestInteger: Int64 = 9_000_000_000_000_000
+    package static let largestInteger: Int64 = 9_000_000_000_000_000
 
-    public func integer(_ key: String) throws(InputProblem) -> Int64? {
+    package func integer(_ key: String) throws(InputProblem) -> Int64? {
         guard let value = present(key) else { return nil }
         guard let number = value.int64Value else { throw .invalidField(name(key), "must be an integer, got \(value.serialized())") }
         guard number <= Self.largestInteger else {
@@ -46,13 +46,13 @@ public struct BodyFields {
         return number
     }
 
-    public func bool(_ key: String) throws(InputProblem) -> Bool? {
+    package func bool(_ key: String) throws(InputProblem) -> Bool? {
         guard let value = present(key) else { return nil }
         guard let flag = value.boolValue else { throw .invalidField(name(key), "must be a boolean, got \(value.typeName)") }
         return flag
     }
 
-    public func oneOf<T: RawRepresentable & CaseIterable>(_ key: String, _ type: T.Type) throws(InputProblem) -> T? where T.RawValue == String {
+    package func oneOf<T: RawRepresentable & CaseIterable>(_ key: String, _ type: T.Type) throws(InputProblem) -> T? where T.RawValue == String {
         guard let text = try identifier(key) else { return nil }
         guard let value = T(rawValue: text) else {
             let choices = T.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: " or ")
@@ -61,7 +61,7 @@ public struct BodyFields {
         return value
     }
 
-    public func nested(_ key: String) throws(InputProblem) -> BodyFields? {
+    package func nested(_ key: String) throws(InputProblem) -> BodyFields? {
         guard let value = present(key) else { return nil }
         guard case .object = value else { throw .invalidField(name(key), "must be an object, got \(value.typeName)") }
         return BodyFields(object: value, path: name(key) + ".")

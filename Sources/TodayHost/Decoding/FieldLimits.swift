@@ -2,23 +2,23 @@
 /// copied into views, document URLs, analytics and timeline entries, and a list answers up to
 /// 1,000 views: an unbounded field multiplies into the database and into every answer.
 /// Lengths count characters (Unicode scalars), as JSON Schema's `maxLength` does.
-public enum FieldLimits {
+package enum FieldLimits {
     /// Ids, names and keys: uid, label, language, route, request, batch and action ids, …
-    public static let identifier = 256
+    package static let identifier = 256
     /// Free text: a chat draft, a dialog title, an error message, a URL.
-    public static let text = 4096
+    package static let text = 4096
     /// Items of an array: capabilities, dialog actions.
-    public static let items = 32
+    package static let items = 32
     /// An arbitrary JSON value (a `track`'s `properties`, a result's `error`, analytics `ctx`),
     /// serialized.
-    public static let payloadBytes = 16 * 1024
+    package static let payloadBytes = 16 * 1024
     /// One input as stored (its `input` timeline entry's `data.input`), serialized.
-    public static let inputBytes = 64 * 1024
+    package static let inputBytes = 64 * 1024
 
     /// Why `value` is no identifier, or `nil`. Control characters are refused because the
     /// index columns store text up to the first NUL while views show all of it, so a filter
     /// would match (and a purge remove) another value than the one shown.
-    public static func identifierProblem(_ value: String) -> String? {
+    package static func identifierProblem(_ value: String) -> String? {
         var count = 0
         for scalar in value.unicodeScalars {
             if scalar.value < 0x20 || scalar.value == 0x7F {
@@ -31,12 +31,12 @@ public enum FieldLimits {
     }
 
     /// Why `value` is too long for free text, or `nil`.
-    public static func textProblem(_ value: String) -> String? {
+    package static func textProblem(_ value: String) -> String? {
         hasMore(value, than: text) ? "must be at most \(text) characters" : nil
     }
 
     /// Why `value`, serialized, is too large for a payload of `limit` bytes, or `nil`.
-    public static func sizeProblem(_ value: JSON, limit: Int = payloadBytes) -> String? {
+    package static func sizeProblem(_ value: JSON, limit: Int = payloadBytes) -> String? {
         var bytes: [UInt8] = []
         value.write(to: &bytes)
         return bytes.count > limit ? "is \(bytes.count) bytes as JSON; at most \(limit)" : nil
@@ -57,34 +57,34 @@ public enum FieldLimits {
 extension BodyFields {
     /// A string field that names something: at most `FieldLimits.identifier` characters, no
     /// control characters.
-    public func identifier(_ key: String) throws(InputProblem) -> String? {
+    package func identifier(_ key: String) throws(InputProblem) -> String? {
         guard let value = try string(key) else { return nil }
         if let problem = FieldLimits.identifierProblem(value) { throw .invalidField(name(key), problem) }
         return value
     }
 
-    public func nonEmptyIdentifier(_ key: String) throws(InputProblem) -> String? {
+    package func nonEmptyIdentifier(_ key: String) throws(InputProblem) -> String? {
         guard let value = try identifier(key) else { return nil }
         guard !value.isEmpty else { throw .invalidField(name(key), "must be a non-empty string") }
         return value
     }
 
     /// A free-text field: at most `FieldLimits.text` characters.
-    public func text(_ key: String) throws(InputProblem) -> String? {
+    package func text(_ key: String) throws(InputProblem) -> String? {
         guard let value = try string(key) else { return nil }
         if let problem = FieldLimits.textProblem(value) { throw .invalidField(name(key), problem) }
         return value
     }
 
     /// Any JSON value but `null` (absent), at most `FieldLimits.payloadBytes` serialized.
-    public func payload(_ key: String) throws(InputProblem) -> JSON? {
+    package func payload(_ key: String) throws(InputProblem) -> JSON? {
         guard let value = present(key) else { return nil }
         if let problem = FieldLimits.sizeProblem(value) { throw .invalidField(name(key), problem) }
         return value
     }
 
     /// An array of identifiers, at most `FieldLimits.items` of them.
-    public func identifiers(_ key: String) throws(InputProblem) -> [String]? {
+    package func identifiers(_ key: String) throws(InputProblem) -> [String]? {
         guard let value = present(key) else { return nil }
         guard case let .array(elements) = value else { throw .invalidField(name(key), "must be an array of strings") }
         guard elements.count <= FieldLimits.items else {

@@ -1,8 +1,8 @@
 /// Request bodies → the engine's typed inputs (API: Endpoints). The HTTP endpoints and a host
 /// trace's input lines decode with these, so both refuse the same bodies the same way.
-public enum InputDecoding {
+package enum InputDecoding {
     /// `POST /v1/sessions`.
-    public static func creation(_ body: [UInt8]) throws(InputProblem) -> (id: String?, config: SessionConfig, ttlMs: Millis?) {
+    package static func creation(_ body: [UInt8]) throws(InputProblem) -> (id: String?, config: SessionConfig, ttlMs: Millis?) {
         let fields = try BodyFields.object(from: body)
         guard let uid = try fields.identifier("uid") else { throw .invalidField("uid", "is required") }
         var config = SessionConfig(uid: uid)
@@ -36,7 +36,7 @@ public enum InputDecoding {
     }
 
     /// `POST …/gestures`.
-    public static func gesture(_ body: [UInt8]) throws(InputProblem) -> Input {
+    package static func gesture(_ body: [UInt8]) throws(InputProblem) -> Input {
         let fields = try BodyFields.object(from: body)
         let type = try inputType(fields)
         let requestId = try fields.identifier("requestId")
@@ -57,7 +57,7 @@ public enum InputDecoding {
     }
 
     /// `POST …/lifecycle`.
-    public static func lifecycle(_ body: [UInt8]) throws(InputProblem) -> Input {
+    package static func lifecycle(_ body: [UInt8]) throws(InputProblem) -> Input {
         let fields = try BodyFields.object(from: body)
         let type = try inputType(fields)
         let requestId = try fields.identifier("requestId")
@@ -79,7 +79,7 @@ public enum InputDecoding {
 
     /// `POST …/web-events`: the bridge message as Web emitted it, within its limits (decided
     /// here, so an oversized field is the client's `400`, never the bridge's `rejected`).
-    public static func webEvent(_ body: [UInt8]) throws(InputProblem) -> Input {
+    package static func webEvent(_ body: [UInt8]) throws(InputProblem) -> Input {
         let fields = try BodyFields.object(from: body)
         guard fields.object["type"]?.stringValue != nil else {
             throw .invalidField("type", "a bridge message needs a string type")
@@ -89,7 +89,7 @@ public enum InputDecoding {
     }
 
     /// `POST …/commands` (H28): defaults filled in, so the payload Web receives is complete.
-    public static func command(_ body: [UInt8]) throws(InputProblem) -> Input {
+    package static func command(_ body: [UInt8]) throws(InputProblem) -> Input {
         let fields = try BodyFields.object(from: body)
         let type = try inputType(fields)
         switch type {
@@ -108,7 +108,7 @@ public enum InputDecoding {
     }
 
     /// `POST …/clock`: exactly one of `advanceMs`, `toMs`, `toNextTimer`, `runUntilIdle` (C2).
-    public static func clock(_ body: [UInt8]) throws(InputProblem) -> Input {
+    package static func clock(_ body: [UInt8]) throws(InputProblem) -> Input {
         let fields = try BodyFields.object(from: body)
         let moves = ["advanceMs", "toMs", "toNextTimer", "runUntilIdle"]
         let keys = moves.filter { fields.present($0) != nil }

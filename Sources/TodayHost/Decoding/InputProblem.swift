@@ -1,29 +1,29 @@
 /// Why a body the contract takes was refused: the HTTP edge answers it `400` with `code`, a host
 /// trace reports it on the line that holds the input.
-public struct InputProblem: Error, Equatable, Sendable {
-    public enum Code: String, Sendable {
+package struct InputProblem: Error, Equatable, Sendable {
+    package enum Code: String, Sendable {
         case invalidJSON = "invalid_json", invalidField = "invalid_field", unknownInput = "unknown_input"
     }
 
-    public var code: Code
+    package var code: Code
     /// One sentence; for a field, it begins with the field's name.
-    public var detail: String
-    public var field: String?
+    package var detail: String
+    package var field: String?
 
-    public static func invalidJSON(_ detail: String) -> InputProblem {
+    package static func invalidJSON(_ detail: String) -> InputProblem {
         InputProblem(code: .invalidJSON, detail: detail)
     }
 
-    public static func invalidField(_ field: String, _ detail: String) -> InputProblem {
+    package static func invalidField(_ field: String, _ detail: String) -> InputProblem {
         InputProblem(code: .invalidField, detail: "\(field): \(detail)", field: field)
     }
 
-    public static func unknownInput(_ detail: String) -> InputProblem {
+    package static func unknownInput(_ detail: String) -> InputProblem {
         InputProblem(code: .unknownInput, detail: detail)
     }
 
     /// The engine's refusal of a setting (`SessionConfig.validate`).
-    public init(_ error: InputError) {
+    package init(_ error: InputError) {
         switch error {
         case let .invalidField(field, detail): self = .invalidField(field, detail)
         case .sessionClosed: self = .invalidField("body", "the session is closed")

@@ -1,6 +1,6 @@
 /// How a control-plane body's unknown fields are treated (API: Conventions, as Kubernetes'
 /// `fieldValidation`): a typo such as `requestID` must not let a test pass for the wrong reason.
-public enum FieldValidation: String, CaseIterable, Sendable {
+package enum FieldValidation: String, CaseIterable, Sendable {
     /// Applied as if the field were absent; the answer carries `warnings`.
     case warn = "Warn"
     /// Refused: `400 invalid_field` naming the field, nothing applied.
@@ -9,29 +9,29 @@ public enum FieldValidation: String, CaseIterable, Sendable {
     case ignore = "Ignore"
 
     /// A mode by its name in any case (`strict`, `Strict`, `STRICT`).
-    public init?(name: String) {
+    package init?(name: String) {
         guard let mode = Self.allCases.first(where: { $0.rawValue.lowercased() == name.lowercased() }) else { return nil }
         self = mode
     }
 
-    public static let choices = allCases.map(\.rawValue).joined(separator: ", ")
+    package static let choices = allCases.map(\.rawValue).joined(separator: ", ")
 }
 
 /// One unknown field: where it is (`timing.pullWatchdogMS`, `steps[3].gesture.requestID`) and
 /// what to do about it.
-public struct FieldWarning: Equatable, Sendable {
-    public var field: String
-    public var detail: String
+package struct FieldWarning: Equatable, Sendable {
+    package var field: String
+    package var detail: String
 
-    public init(field: String, detail: String) {
+    package init(field: String, detail: String) {
         self.field = field
         self.detail = detail
     }
 
-    public var json: JSON { ["field": .string(field), "detail": .string(detail)] }
+    package var json: JSON { ["field": .string(field), "detail": .string(detail)] }
 
     /// The same warning one level further in (`gesture.` + field).
-    public func within(_ prefix: String) -> FieldWarning {
+    package func within(_ prefix: String) -> FieldWarning {
         FieldWarning(field: prefix + field, detail: detail)
     }
 }
@@ -39,12 +39,12 @@ public struct FieldWarning: Equatable, Sendable {
 /// The fields each control-plane body takes, per input `type`: what `InputDecoding` reads, so
 /// a field it would drop is named instead (`requestId` on `background` is unknown there).
 /// Bridge messages are Web's own and are not checked (H21).
-public enum ControlBody: Sendable {
+package enum ControlBody: Sendable {
     case creation, gesture, lifecycle, command, clock, fork
 
     /// The fields of a body of this kind with this `type` (`nil` for a type the endpoint does
     /// not know: that body is refused as `unknown_input` before its fields matter).
-    public func fields(type: String?) -> [String]? {
+    package func fields(type: String?) -> [String]? {
         switch self {
         case .creation:
             return ["id", "uid", "label", "language", "platform", "route", "loadingGate", "capabilities", "clock",
@@ -76,7 +76,7 @@ public enum ControlBody: Sendable {
     }
 
     /// The input types this endpoint knows, in the API's order (`nil` for a body without a `type`).
-    public var types: [String]? {
+    package var types: [String]? {
         switch self {
         case .gesture: ["pull", "liveWidget.created", "liveWidget.cancelled", "chat.edit", "chat.send", "dialog.choose", "dialog.dismiss"]
         case .lifecycle: ["background", "foreground", "tabActivated", "socketEvent", "timerTick", "navigation",
@@ -88,7 +88,7 @@ public enum ControlBody: Sendable {
 
     /// The refusal of a `type` this endpoint does not know: it names the type meant (the same
     /// did-you-mean as an unknown field), else every type the endpoint takes.
-    public func unknownType(_ type: String) -> InputProblem {
+    package func unknownType(_ type: String) -> InputProblem {
         let known = types ?? []
         let noun = self == .command ? "command" : self == .lifecycle ? "lifecycle" : "gesture"
         let hint = Suggestion.nearest(to: type, among: known).map { "did you mean \($0)?" }
@@ -98,7 +98,7 @@ public enum ControlBody: Sendable {
 
     /// The unknown fields of `body` (a JSON object; anything else has none to name), in the
     /// body's order. Callers list a bounded number of them.
-    public func unknownFields(in body: JSON) -> [FieldWarning] {
+    package func unknownFields(in body: JSON) -> [FieldWarning] {
         let type = body["type"]?.stringValue
         var warnings = Self.check(body, known: fields(type: type), path: "", owner: type.map { "\($0) takes only" } ?? "this body takes")
         if self == .creation {

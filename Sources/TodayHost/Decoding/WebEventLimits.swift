@@ -2,9 +2,9 @@
 /// before the bridge parses it. Only sizes and control characters are judged here: a field of
 /// the wrong type or value is still the bridge's to reject (H21, M8), but a message the
 /// server would not store is no evidence against Web's side of the contract.
-public enum WebEventLimits {
+package enum WebEventLimits {
     /// The bridge's fields that name something (BridgeParser): identifiers.
-    public static let identifierFields: Set<String> = [
+    package static let identifierFields: Set<String> = [
         "type", "requestId", "batchId", "loadId", "terminalEvent", "mode", "status", "presentation", "owner", "reason",
         "event",
     ]
@@ -12,7 +12,7 @@ public enum WebEventLimits {
     /// Every top-level string is an identifier (named above) or text; every object or array is
     /// a payload; dialog `actions` are bounded item by item; and the message as a whole is one
     /// stored input.
-    public static func check(_ message: JSON) throws(InputProblem) {
+    package static func check(_ message: JSON) throws(InputProblem) {
         guard case let .object(members) = message else { return }
         for (name, value) in members {
             switch value {

@@ -1,6 +1,6 @@
 /// A JSON value that keeps object keys in their written order, so that a payload the host
 /// emits is byte-for-byte what Web receives and a timeline reads the same on every run.
-public enum JSON: Sendable, Equatable, Hashable {
+package enum JSON: Sendable, Equatable, Hashable {
     case null
     case bool(Bool)
     /// A number written without fraction or exponent that fits in 64 bits.
@@ -10,7 +10,7 @@ public enum JSON: Sendable, Equatable, Hashable {
     case array([JSON])
     case object([(String, JSON)])
 
-    public static func == (lhs: JSON, rhs: JSON) -> Bool {
+    package static func == (lhs: JSON, rhs: JSON) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): return true
         case let (.bool(a), .bool(b)): return a == b
@@ -24,7 +24,7 @@ public enum JSON: Sendable, Equatable, Hashable {
         }
     }
 
-    public func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         switch self {
         case .null: hasher.combine(0)
         case let .bool(value): hasher.combine(value)
@@ -42,28 +42,28 @@ public enum JSON: Sendable, Equatable, Hashable {
 
     /// The member named `key` of an object (the last of duplicates, as JavaScript's
     /// `JSON.parse` keeps it); `nil` for other values.
-    public subscript(key: String) -> JSON? {
+    package subscript(key: String) -> JSON? {
         guard case let .object(members) = self else { return nil }
         return members.last(where: { $0.0 == key })?.1
     }
 
-    public var stringValue: String? {
+    package var stringValue: String? {
         if case let .string(value) = self { return value }
         return nil
     }
 
-    public var arrayValue: [JSON]? {
+    package var arrayValue: [JSON]? {
         if case let .array(items) = self { return items }
         return nil
     }
 
-    public var boolValue: Bool? {
+    package var boolValue: Bool? {
         if case let .bool(value) = self { return value }
         return nil
     }
 
     /// The value of a number, whichever way it was written.
-    public var numberValue: Double? {
+    package var numberValue: Double? {
         switch self {
         case let .int(value): return Double(value)
         case let .double(value): return value
@@ -71,7 +71,7 @@ public enum JSON: Sendable, Equatable, Hashable {
         }
     }
 
-    public var int64Value: Int64? {
+    package var int64Value: Int64? {
         switch self {
         case let .int(value): return value
         case let .double(value):
@@ -81,13 +81,13 @@ public enum JSON: Sendable, Equatable, Hashable {
         }
     }
 
-    public var isNull: Bool {
+    package var isNull: Bool {
         if case .null = self { return true }
         return false
     }
 
     /// A short name of the value's JSON type, for error messages.
-    public var typeName: String {
+    package var typeName: String {
         switch self {
         case .null: return "null"
         case .bool: return "boolean"
@@ -102,40 +102,40 @@ public enum JSON: Sendable, Equatable, Hashable {
 extension JSON: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral,
     ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, ExpressibleByNilLiteral
 {
-    public init(stringLiteral value: String) { self = .string(value) }
-    public init(integerLiteral value: Int64) { self = .int(value) }
-    public init(booleanLiteral value: Bool) { self = .bool(value) }
-    public init(arrayLiteral elements: JSON...) { self = .array(elements) }
-    public init(dictionaryLiteral elements: (String, JSON)...) { self = .object(elements) }
-    public init(nilLiteral: ()) { self = .null }
+    package init(stringLiteral value: String) { self = .string(value) }
+    package init(integerLiteral value: Int64) { self = .int(value) }
+    package init(booleanLiteral value: Bool) { self = .bool(value) }
+    package init(arrayLiteral elements: JSON...) { self = .array(elements) }
+    package init(dictionaryLiteral elements: (String, JSON)...) { self = .object(elements) }
+    package init(nilLiteral: ()) { self = .null }
 }
 
 extension JSON {
     /// `.string(value)` or `.null` for an absent value.
-    public static func string(_ value: String?) -> JSON {
+    package static func string(_ value: String?) -> JSON {
         value.map(JSON.string) ?? .null
     }
 
-    public static func int(_ value: Int) -> JSON { .int(Int64(value)) }
+    package static func int(_ value: Int) -> JSON { .int(Int64(value)) }
 
-    public static func int(_ value: Int?) -> JSON {
+    package static func int(_ value: Int?) -> JSON {
         value.map { .int(Int64($0)) } ?? .null
     }
 
-    public static func strings(_ values: [String]) -> JSON {
+    package static func strings(_ values: [String]) -> JSON {
         .array(values.map(JSON.string))
     }
 }
 
 extension JSON: Codable {
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         let text = try container.decode(String.self)
         self = try JSON.parse(text)
     }
 
     /// Encoded as its own JSON text inside a string, so key order survives any `Encoder`.
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(serialized())
     }

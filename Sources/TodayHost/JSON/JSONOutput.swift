@@ -1,12 +1,12 @@
 /// Writes JSON text straight into bytes, for documents encoded on every request (the session
 /// view), where building a `JSON` tree first would cost more than the writing.
-public struct JSONOutput {
-    public private(set) var bytes: [UInt8] = []
+package struct JSONOutput {
+    package private(set) var bytes: [UInt8] = []
     /// Per open container: whether the next member is its first.
     private var first: [Bool] = []
     private var afterKey = false
 
-    public init(capacity: Int = 2048) { bytes.reserveCapacity(capacity) }
+    package init(capacity: Int = 2048) { bytes.reserveCapacity(capacity) }
 
     private mutating func separate() {
         if afterKey {
@@ -19,13 +19,13 @@ public struct JSONOutput {
         }
     }
 
-    public mutating func beginObject() { open(UInt8(ascii: "{")) }
+    package mutating func beginObject() { open(UInt8(ascii: "{")) }
 
-    public mutating func endObject() { close(UInt8(ascii: "}")) }
+    package mutating func endObject() { close(UInt8(ascii: "}")) }
 
-    public mutating func beginArray() { open(UInt8(ascii: "[")) }
+    package mutating func beginArray() { open(UInt8(ascii: "[")) }
 
-    public mutating func endArray() { close(UInt8(ascii: "]")) }
+    package mutating func endArray() { close(UInt8(ascii: "]")) }
 
     /// An object or array begins: its first member needs no separator.
     private mutating func open(_ bracket: UInt8) {
@@ -39,44 +39,44 @@ public struct JSONOutput {
         first.removeLast()
     }
 
-    public mutating func key(_ name: String) {
+    package mutating func key(_ name: String) {
         separate()
         JSON.writeString(name, to: &bytes)
         bytes.append(UInt8(ascii: ":"))
         afterKey = true
     }
 
-    public mutating func string(_ value: String?) {
+    package mutating func string(_ value: String?) {
         separate()
         if let value { JSON.writeString(value, to: &bytes) } else { bytes.append(contentsOf: "null".utf8) }
     }
 
-    public mutating func int(_ value: Int64?) {
+    package mutating func int(_ value: Int64?) {
         separate()
         if let value { bytes.append(contentsOf: String(value).utf8) } else { bytes.append(contentsOf: "null".utf8) }
     }
 
-    public mutating func int(_ value: Int) { int(Int64(value)) }
+    package mutating func int(_ value: Int) { int(Int64(value)) }
 
-    public mutating func bool(_ value: Bool) {
+    package mutating func bool(_ value: Bool) {
         separate()
         bytes.append(contentsOf: (value ? "true" : "false").utf8)
     }
 
-    public mutating func null() {
+    package mutating func null() {
         separate()
         bytes.append(contentsOf: "null".utf8)
     }
 
-    public mutating func strings(_ values: [String]) {
+    package mutating func strings(_ values: [String]) {
         beginArray()
         for value in values { string(value) }
         endArray()
     }
 
     /// `"name": value` pairs, the common case.
-    public mutating func field(_ name: String, _ value: String?) { key(name); string(value) }
-    public mutating func field(_ name: String, _ value: Int64?) { key(name); int(value) }
-    public mutating func field(_ name: String, _ value: Int) { key(name); int(Int64(value)) }
-    public mutating func field(_ name: String, _ value: Bool) { key(name); bool(value) }
+    package mutating func field(_ name: String, _ value: String?) { key(name); string(value) }
+    package mutating func field(_ name: String, _ value: Int64?) { key(name); int(value) }
+    package mutating func field(_ name: String, _ value: Int) { key(name); int(Int64(value)) }
+    package mutating func field(_ name: String, _ value: Bool) { key(name); bool(value) }
 }

@@ -1,19 +1,19 @@
 /// Why a text is not JSON, with the byte offset where reading stopped.
-public struct JSONSyntaxError: Error, Equatable, Sendable, CustomStringConvertible {
-    public var offset: Int
-    public var problem: String
+package struct JSONSyntaxError: Error, Equatable, Sendable, CustomStringConvertible {
+    package var offset: Int
+    package var problem: String
 
-    public var description: String { "\(problem) at byte \(offset)" }
+    package var description: String { "\(problem) at byte \(offset)" }
 }
 
 extension JSON {
     /// Parses a complete JSON text (RFC 8259). Object member order is kept.
-    public static func parse(_ text: String) throws(JSONSyntaxError) -> JSON {
+    package static func parse(_ text: String) throws(JSONSyntaxError) -> JSON {
         var bytes = Array(text.utf8)
         return try parse(bytes: &bytes)
     }
 
-    public static func parse(bytes: [UInt8]) throws(JSONSyntaxError) -> JSON {
+    package static func parse(bytes: [UInt8]) throws(JSONSyntaxError) -> JSON {
         var copy = bytes
         return try parse(bytes: &copy)
     }

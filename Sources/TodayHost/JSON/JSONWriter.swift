@@ -1,13 +1,13 @@
 extension JSON {
     /// Compact JSON text, object members in their stored order.
-    public func serialized() -> String {
+    package func serialized() -> String {
         var output: [UInt8] = []
         output.reserveCapacity(128)
         write(to: &output)
         return String(decoding: output, as: UTF8.self)
     }
 
-    public func write(to output: inout [UInt8]) {
+    package func write(to output: inout [UInt8]) {
         switch self {
         case .null: output.append(contentsOf: "null".utf8)
         case let .bool(value): output.append(contentsOf: (value ? "true" : "false").utf8)

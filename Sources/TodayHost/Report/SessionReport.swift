@@ -1,23 +1,23 @@
 /// A session's verdict on Web's side of the contract (M1–M9): whether it conforms, every
 /// violation, and how each native request ended.
-public struct SessionReport: Sendable {
-    public var sessionId: String
+package struct SessionReport: Sendable {
+    package var sessionId: String
     /// The session's `violation` timeline entries, in `seq` order.
-    public var violations: [JSON]
+    package var violations: [JSON]
     /// Native requests (soft and hard reloads), in the order they were made.
-    public var requests: [RequestRecord]
+    package var requests: [RequestRecord]
 
-    public init(sessionId: String, violations: [JSON], records: [RequestRecord]) {
+    package init(sessionId: String, violations: [JSON], records: [RequestRecord]) {
         self.sessionId = sessionId
         self.violations = violations
         self.requests = records.filter { $0.role == .soft || $0.role == .reload }
             .sorted { ($0.madeAfterSeq ?? 0, $0.requestedAtMs, $0.requestId) < ($1.madeAfterSeq ?? 0, $1.requestedAtMs, $1.requestId) }
     }
 
-    public var conforms: Bool { violations.isEmpty }
+    package var conforms: Bool { violations.isEmpty }
 
     /// The rules the monitor checks, with what each asks of Web.
-    public static let rules: [(code: String, title: String)] = [
+    package static let rules: [(code: String, title: String)] = [
         ("M1", "exactly one refreshResult per requestId"),
         ("M2", "refreshStarted only when the host advertises today_page_revalidate_feedback.v1"),
         ("M3", "no header feedback for user_pull, tab_activated or silent requests"),
@@ -30,7 +30,7 @@ public struct SessionReport: Sendable {
     ]
 
     /// `GET …/report`.
-    public var json: JSON {
+    package var json: JSON {
         [
             "sessionId": .string(sessionId),
             "conforms": .bool(conforms),
@@ -52,7 +52,7 @@ public struct SessionReport: Sendable {
     /// `GET …/report?format=junit`: one test case per native request and per rule, so any CI
     /// system can show the verdict. Every violation is a failure of its rule's case, and also of
     /// the case of the native request it names; `failures` counts failing cases, as JUnit does.
-    public var junit: String {
+    package var junit: String {
         func code(_ violation: JSON) -> String { violation["data"]?["code"]?.stringValue ?? "" }
         func detail(_ violation: JSON) -> String { violation["data"]?["detail"]?.stringValue ?? "" }
         func failure(_ violation: JSON) -> String {

@@ -2,7 +2,7 @@
 /// with `seq` and the clock and appends it (API: timeline entry kinds). Each names the rule
 /// that made it: given by the caller where several rules make the same change (a header hidden
 /// by its result, a navigation or a deadline), else following from the effect itself.
-public enum Effect: Equatable, Sendable {
+package enum Effect: Equatable, Sendable {
     /// A native → Web message, exactly as Web receives it.
     case emit(type: String, requestId: String?, payload: JSON, rule: Rule)
     case navigation(loadId: Int, url: String, cause: LoadCause, requestId: String?)

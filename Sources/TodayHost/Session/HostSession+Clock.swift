@@ -1,7 +1,7 @@
 /// The session clock (C1–C3): timers fire in due order as the clock moves.
 extension HostSession {
     /// `runUntilIdle` fires at most this many timers (C2).
-    public static let runUntilIdleCap = 10_000
+    package static let runUntilIdleCap = 10_000
 
     mutating func clockMoved(_ move: ClockMove, runUntilIdleCap: Int, _ log: inout StepLog) throws(InputError) -> Outcome {
         guard config.clock == .virtual else { throw .clockNotVirtual }
@@ -83,7 +83,7 @@ extension HostSession {
     /// C1, `wall` mode: fires the timers that fell due by the real elapsed time `wallNowMs`
     /// (downtime included), each stamped with its due time and how late it fired. Not an
     /// input: `version` stays. Returns `nil` when nothing was due and the clock stayed.
-    public mutating func catchUp(toWallClock wallNowMs: Millis, ledger: any RequestLedger) -> Applied? {
+    package mutating func catchUp(toWallClock wallNowMs: Millis, ledger: any RequestLedger) -> Applied? {
         guard wallNowMs > nowMs else { return nil }
         var log = StepLog(ledger: LedgerOverlay(base: ledger))
         advance(to: wallNowMs, lateness: true, &log)

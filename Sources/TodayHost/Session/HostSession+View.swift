@@ -2,19 +2,19 @@
 /// bytes (it is encoded on every write and every uncached read); `view` reads those bytes back
 /// as a `JSON` value for everything else.
 extension HostSession {
-    public var view: JSON {
+    package var view: JSON {
         // The writer below produces valid JSON by construction; a failure is a broken invariant.
         guard let value = try? JSON.parse(bytes: viewBytes) else { preconditionFailure("the view writer made invalid JSON") }
         return value
     }
 
-    public var viewBytes: [UInt8] {
+    package var viewBytes: [UInt8] {
         var out = JSONOutput()
         writeView(to: &out)
         return out.bytes
     }
 
-    public func writeView(to out: inout JSONOutput) {
+    package func writeView(to out: inout JSONOutput) {
         out.beginObject()
         out.field("id", id)
         out.field("uid", uid)
@@ -132,7 +132,7 @@ extension HostSession {
 }
 
 extension Watchdog {
-    public var json: JSON {
+    package var json: JSON {
         ["kind": .string(kind.rawValue), "requestId": .string(requestId), "dueAtMs": .int(dueAtMs)]
     }
 
@@ -147,7 +147,7 @@ extension Watchdog {
 
 extension SessionConfig {
     /// The creation input as the timeline records it, defaults filled in.
-    public var json: JSON {
+    package var json: JSON {
         var members: [(String, JSON)] = [
             ("uid", .string(uid)), ("label", .string(label)), ("language", .string(language)),
             ("platform", .string(platform.rawValue)), ("route", .string(route)),

@@ -1,43 +1,43 @@
 /// One simulated native session: the composition of its coordinators, its clock and its
 /// history counters. It is the one place that decides which coordinator sees which event.
 /// The whole value is `Codable`: a stored and restored session continues exactly.
-public struct HostSession: Codable, Equatable, Sendable {
-    public private(set) var id: String
-    public private(set) var config: SessionConfig
+package struct HostSession: Codable, Equatable, Sendable {
+    package private(set) var id: String
+    package private(set) var config: SessionConfig
     /// The current account; replaced by an account switch (H19).
-    public internal(set) var uid: String
-    public internal(set) var isClosed = false
+    package internal(set) var uid: String
+    package internal(set) var isClosed = false
     /// 1 at creation, +1 for every input answered `200`.
-    public internal(set) var version = 1
-    public internal(set) var nowMs: Millis = 0
+    package internal(set) var version = 1
+    package internal(set) var nowMs: Millis = 0
     /// The `seq` of the last timeline entry (`counts.timeline`).
-    public internal(set) var lastSeq = 0
+    package internal(set) var lastSeq = 0
     /// Inputs and timer firings so far; orders timer ties (C2).
-    public internal(set) var step = 0
+    package internal(set) var step = 0
     /// Feeds server-made request ids (H4).
-    public internal(set) var requestCounter = 0
-    public internal(set) var violationCount = 0
+    package internal(set) var requestCounter = 0
+    package internal(set) var violationCount = 0
     /// What the document was given at document start (H2); fixed for the session.
-    public let injectedCapabilities: [String]
+    package let injectedCapabilities: [String]
 
-    public internal(set) var app = ForegroundTracker()
-    public internal(set) var document = DocumentLoader()
-    public internal(set) var header = HeaderRenderer()
-    public internal(set) var pull = PullSpinner()
-    public internal(set) var manualWindow = ManualRefreshWindow()
-    public internal(set) var refresh = SoftRefresh()
-    public internal(set) var recovery = RecoveryBudget()
-    public internal(set) var chat = ChatAttribution()
-    public internal(set) var liveWidgetSheet = LiveWidgetSheet()
-    public internal(set) var dialog = NativeDialog()
+    package internal(set) var app = ForegroundTracker()
+    package internal(set) var document = DocumentLoader()
+    package internal(set) var header = HeaderRenderer()
+    package internal(set) var pull = PullSpinner()
+    package internal(set) var manualWindow = ManualRefreshWindow()
+    package internal(set) var refresh = SoftRefresh()
+    package internal(set) var recovery = RecoveryBudget()
+    package internal(set) var chat = ChatAttribution()
+    package internal(set) var liveWidgetSheet = LiveWidgetSheet()
+    package internal(set) var dialog = NativeDialog()
     /// Feeds server-made dialog call ids (H27).
-    public internal(set) var dialogCounter = 0
+    package internal(set) var dialogCounter = 0
 
     /// What an invalid id is told (`isValidId`).
-    public static let idRule = "must match [A-Za-z0-9][A-Za-z0-9._-]{0,63}"
+    package static let idRule = "must match [A-Za-z0-9][A-Za-z0-9._-]{0,63}"
 
     /// `[A-Za-z0-9][A-Za-z0-9._-]{0,63}` (API conventions).
-    public static func isValidId(_ id: String) -> Bool {
+    package static func isValidId(_ id: String) -> Bool {
         let bytes = Array(id.utf8)
         guard (1...64).contains(bytes.count) else { return false }
         func isAlphanumeric(_ byte: UInt8) -> Bool {
@@ -56,7 +56,7 @@ public struct HostSession: Codable, Equatable, Sendable {
     }
 
     /// H1–H3: a new session in the foreground, its first document loading behind the overlay.
-    public static func create(id: String, config: SessionConfig) throws(InputError) -> (HostSession, Applied) {
+    package static func create(id: String, config: SessionConfig) throws(InputError) -> (HostSession, Applied) {
         guard isValidId(id) else { throw .invalidField("id", idRule) }
         try config.validate()
         var session = HostSession(id: id, config: config)
@@ -71,7 +71,7 @@ public struct HostSession: Codable, Equatable, Sendable {
 
     /// The same session under another id (`POST …/fork`): server-made ids it makes from now
     /// on derive from `newId`.
-    public func forked(as newId: String) throws(InputError) -> HostSession {
+    package func forked(as newId: String) throws(InputError) -> HostSession {
         guard Self.isValidId(newId) else { throw .invalidField("id", Self.idRule) }
         // The whole value, so a field added to the session is forked too; only the id differs.
         var copy = self
@@ -81,7 +81,7 @@ public struct HostSession: Codable, Equatable, Sendable {
 
     /// Applies one input: all of it or, when it throws, none of it. `runUntilIdleCap` bounds
     /// how many timers `runUntilIdle` may fire (C2).
-    public mutating func apply(_ input: Input, ledger: any RequestLedger,
+    package mutating func apply(_ input: Input, ledger: any RequestLedger,
                                runUntilIdleCap: Int = HostSession.runUntilIdleCap) throws(InputError) -> Applied {
         guard !isClosed else { throw .sessionClosed }
         var next = self
@@ -181,7 +181,7 @@ public struct HostSession: Codable, Equatable, Sendable {
     var instant: Instant { Instant(ms: nowMs, step: step) }
 
     /// Every pending timer, in the order they will fire (C2, C3).
-    public var watchdogs: [Watchdog] {
+    package var watchdogs: [Watchdog] {
         (refresh.timers + pull.timers + header.timers)
             .sorted(by: Watchdog.firesBefore)
     }
@@ -194,7 +194,7 @@ struct StepLog {
 }
 
 extension HostSession: StateCodable {
-    public func encode(to writer: inout StateWriter) {
+    package func encode(to writer: inout StateWriter) {
         writer.string(id)
         writer.value(config)
         writer.string(uid)
@@ -219,7 +219,7 @@ extension HostSession: StateCodable {
         writer.int(dialogCounter)
     }
 
-    public init(from reader: inout StateReader) throws(StateDecodingError) {
+    package init(from reader: inout StateReader) throws(StateDecodingError) {
         id = try reader.string()
         config = try reader.value()
         uid = try reader.string()

@@ -1,6 +1,6 @@
 /// Everything a caller can do to a session, typed (API: gestures, lifecycle, web-events,
 /// commands, clock).
-public enum Input: Equatable, Sendable {
+package enum Input: Equatable, Sendable {
     case gesture(Gesture)
     case lifecycle(Lifecycle)
     /// A Web → native bridge message exactly as Web emitted it; parsed at the boundary (H21).
@@ -12,7 +12,7 @@ public enum Input: Equatable, Sendable {
     case teardown
 
     /// What the `input` timeline entry records of it.
-    public var json: JSON {
+    package var json: JSON {
         switch self {
         case let .gesture(gesture): return gesture.json
         case let .lifecycle(lifecycle): return lifecycle.json
@@ -25,7 +25,7 @@ public enum Input: Equatable, Sendable {
 
     /// Which endpoint (and `steps` key) carries it: the `via` of its `input` entry, so an export
     /// can replay it.
-    public var channel: String {
+    package var channel: String {
         switch self {
         case .gesture: return "gesture"
         case .lifecycle: return "lifecycle"
@@ -37,7 +37,7 @@ public enum Input: Equatable, Sendable {
     }
 
     /// The `type` of its `input` timeline entry.
-    public var typeName: String {
+    package var typeName: String {
         switch self {
         case let .gesture(gesture): return gesture.typeName
         case let .lifecycle(lifecycle): return lifecycle.typeName
@@ -50,7 +50,7 @@ public enum Input: Equatable, Sendable {
 }
 
 /// User gestures on the native side.
-public enum Gesture: Equatable, Sendable {
+package enum Gesture: Equatable, Sendable {
     /// H10.
     case pull(requestId: String?)
     /// H26: a live widget was created, from the sheet or any other native entry point.
@@ -66,7 +66,7 @@ public enum Gesture: Equatable, Sendable {
     /// H27: the user dismisses the dialog.
     case dialogDismiss
 
-    public var typeName: String {
+    package var typeName: String {
         switch self {
         case .pull: return "pull"
         case .liveWidgetCreated: return "liveWidget.created"
@@ -98,7 +98,7 @@ public enum Gesture: Equatable, Sendable {
 }
 
 /// App lifecycle and WebView transitions.
-public enum Lifecycle: Equatable, Sendable {
+package enum Lifecycle: Equatable, Sendable {
     case background
     case foreground(requestId: String?)
     case tabActivated(requestId: String?)
@@ -111,7 +111,7 @@ public enum Lifecycle: Equatable, Sendable {
     /// H19.
     case accountSwitch(uid: String)
 
-    public var typeName: String {
+    package var typeName: String {
         switch self {
         case .background: return "background"
         case .foreground: return "foreground"
@@ -147,22 +147,22 @@ public enum Lifecycle: Equatable, Sendable {
 }
 
 /// Native → Web commands (H28).
-public enum Command: Equatable, Sendable {
-    public enum ScrollBehavior: String, Codable, Sendable, CaseIterable {
+package enum Command: Equatable, Sendable {
+    package enum ScrollBehavior: String, Codable, Sendable, CaseIterable {
         case auto, smooth
     }
 
     /// `todayPage.scrollToSection`; defaults `smooth` and `true` are filled in by the caller.
     case scrollToSection(batchId: String, behavior: ScrollBehavior, highlight: Bool)
 
-    public var typeName: String {
+    package var typeName: String {
         switch self {
         case .scrollToSection: return "todayPage.scrollToSection"
         }
     }
 
     /// Exactly what Web receives.
-    public var payload: JSON {
+    package var payload: JSON {
         switch self {
         case let .scrollToSection(batchId, behavior, highlight):
             return ["type": .string(typeName), "schemaVersion": 1, "batchId": .string(batchId),
@@ -174,7 +174,7 @@ public enum Command: Equatable, Sendable {
 }
 
 /// Moving a `virtual` session's clock (C2).
-public enum ClockMove: Equatable, Sendable {
+package enum ClockMove: Equatable, Sendable {
     case advanceBy(Millis)
     case advanceTo(Millis)
     case toNextTimer
@@ -191,14 +191,14 @@ public enum ClockMove: Equatable, Sendable {
 }
 
 /// How an input went (API: `outcome` and `reason`).
-public enum Outcome: Equatable, Sendable {
+package enum Outcome: Equatable, Sendable {
     case applied
     case ignored(IgnoreReason)
     case rejected(BridgeRejection)
     /// Applied, with a note (`runUntilIdle` stopped by its cap: `loopCap`).
     case appliedWithNote(String)
 
-    public var name: String {
+    package var name: String {
         switch self {
         case .applied, .appliedWithNote: return "applied"
         case .ignored: return "ignored"
@@ -206,7 +206,7 @@ public enum Outcome: Equatable, Sendable {
         }
     }
 
-    public var reason: String? {
+    package var reason: String? {
         switch self {
         case .applied: return nil
         case let .appliedWithNote(note): return note
@@ -217,11 +217,11 @@ public enum Outcome: Equatable, Sendable {
 }
 
 /// What applying one input produced.
-public struct Applied: Equatable, Sendable {
-    public var outcome: Outcome
+package struct Applied: Equatable, Sendable {
+    package var outcome: Outcome
     /// What the bridge call resolves to for Web (`null` for every `todayPage.*` event).
-    public var resolution: JSON
-    public var entries: [TimelineEntry]
+    package var resolution: JSON
+    package var entries: [TimelineEntry]
     /// Ledger records created or changed, to be stored with the state.
-    public var ledgerWrites: [RequestRecord]
+    package var ledgerWrites: [RequestRecord]
 }

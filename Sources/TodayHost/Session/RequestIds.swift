@@ -1,8 +1,8 @@
 /// SHA-1 (FIPS 180-4), for name-based UUIDs (RFC 9562 version 5: the ids below) and the server's
 /// fingerprints of requests with an `Idempotency-Key`;
 /// not for security.
-public enum SHA1 {
-    public static func digest(_ message: [UInt8]) -> [UInt8] {
+package enum SHA1 {
+    package static func digest(_ message: [UInt8]) -> [UInt8] {
         var h: (UInt32, UInt32, UInt32, UInt32, UInt32) = (0x6745_2301, 0xEFCD_AB89, 0x98BA_DCFE, 0x1032_5476, 0xC3D2_E1F0)
         var padded = message
         padded.append(0x80)
@@ -43,18 +43,18 @@ public enum SHA1 {
 
 /// Server-made request ids (H4): a name-based UUID of the session id and a counter, so the
 /// same inputs always give the same ids.
-public enum RequestIdFactory {
+package enum RequestIdFactory {
     /// The namespace of todaysim's request ids (a fixed random UUID).
-    public static let namespace: [UInt8] = [
+    package static let namespace: [UInt8] = [
         0x6F, 0x1C, 0x2B, 0x9E, 0x53, 0x0A, 0x4D, 0x8B, 0x9C, 0x41, 0x7E, 0x25, 0xD3, 0x60, 0xB8, 0x17,
     ]
 
-    public static func requestId(sessionId: String, counter: Int) -> String {
+    package static func requestId(sessionId: String, counter: Int) -> String {
         uuidV5(name: "\(sessionId)/request/\(counter)")
     }
 
     /// RFC 9562 §5.5: SHA-1 of namespace + name, version 5, variant 10.
-    public static func uuidV5(namespace: [UInt8] = RequestIdFactory.namespace, name: String) -> String {
+    package static func uuidV5(namespace: [UInt8] = RequestIdFactory.namespace, name: String) -> String {
         var bytes = Array(SHA1.digest(namespace + Array(name.utf8)).prefix(16))
         bytes[6] = (bytes[6] & 0x0F) | 0x50
         bytes[8] = (bytes[8] & 0x3F) | 0x80

@@ -1,12 +1,12 @@
 /// What a session remembers of every request id it has seen (H4, H8, H22, M1). It grows with
 /// history, so it is not part of the session state: the service keeps it in an indexed table,
 /// the session looks up only the ids an input names and hands back the records it changed.
-public protocol RequestLedger {
+package protocol RequestLedger {
     func record(for requestId: String) -> RequestRecord?
 }
 
-public struct RequestRecord: Codable, Equatable, Sendable {
-    public enum Role: String, Codable, Sendable {
+package struct RequestRecord: Codable, Equatable, Sendable {
+    package enum Role: String, Codable, Sendable {
         /// A native soft request (`todayPage.refreshRequested`).
         case soft
         /// A hard reload's id, carried by the URL of load `loadId`.
@@ -15,22 +15,22 @@ public struct RequestRecord: Codable, Equatable, Sendable {
         case webMinted
     }
 
-    public var requestId: String
-    public var role: Role
-    public var reason: RefreshReason?
-    public var cause: LoadCause?
-    public var loadId: Int?
-    public var requestedAtMs: Millis
+    package var requestId: String
+    package var role: Role
+    package var reason: RefreshReason?
+    package var cause: LoadCause?
+    package var loadId: Int?
+    package var requestedAtMs: Millis
     /// How many well-formed `refreshResult`s named this id.
-    public var resultCount: Int = 0
-    public var outcome: RequestOutcome?
-    public var settledAtMs: Millis?
+    package var resultCount: Int = 0
+    package var outcome: RequestOutcome?
+    package var settledAtMs: Millis?
     /// When Web's `refreshResult` settled it (not a timeout or a navigation).
-    public var answeredAtMs: Millis?
+    package var answeredAtMs: Millis?
     /// The session's last `seq` when the request was made: orders requests made at one time.
-    public var madeAfterSeq: Int?
+    package var madeAfterSeq: Int?
 
-    public init(requestId: String, role: Role, reason: RefreshReason? = nil, cause: LoadCause? = nil,
+    package init(requestId: String, role: Role, reason: RefreshReason? = nil, cause: LoadCause? = nil,
                 loadId: Int? = nil, requestedAtMs: Millis, madeAfterSeq: Int? = nil) {
         self.requestId = requestId
         self.role = role
@@ -43,14 +43,14 @@ public struct RequestRecord: Codable, Equatable, Sendable {
 }
 
 /// A ledger in memory, for the runner and tests.
-public struct InMemoryLedger: RequestLedger, Codable, Equatable, Sendable {
-    public private(set) var records: [String: RequestRecord] = [:]
+package struct InMemoryLedger: RequestLedger, Codable, Equatable, Sendable {
+    package private(set) var records: [String: RequestRecord] = [:]
 
-    public init() {}
+    package init() {}
 
-    public func record(for requestId: String) -> RequestRecord? { records[requestId] }
+    package func record(for requestId: String) -> RequestRecord? { records[requestId] }
 
-    public mutating func apply(_ writes: [RequestRecord]) {
+    package mutating func apply(_ writes: [RequestRecord]) {
         for record in writes { records[record.requestId] = record }
     }
 }
@@ -91,7 +91,7 @@ struct LedgerOverlay {
 }
 
 extension RequestRecord: StateCodable {
-    public func encode(to writer: inout StateWriter) {
+    package func encode(to writer: inout StateWriter) {
         writer.string(requestId)
         writer.raw(role)
         writer.optional(reason) { $0.raw($1) }
@@ -105,7 +105,7 @@ extension RequestRecord: StateCodable {
         writer.optional(madeAfterSeq) { $0.int($1) }
     }
 
-    public init(from reader: inout StateReader) throws(StateDecodingError) {
+    package init(from reader: inout StateReader) throws(StateDecodingError) {
         self.init(requestId: try reader.string(), role: try reader.raw(),
                   reason: try reader.optional { reader throws(StateDecodingError) in try reader.raw() },
                   cause: try reader.optional { reader throws(StateDecodingError) in try reader.raw() },

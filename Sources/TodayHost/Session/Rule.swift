@@ -1,7 +1,7 @@
 /// A numbered rule of the host's behaviour (docs/RULES.md): C1–C4 the clock, H1–H28 the host,
 /// M1–M9 the monitor of Web's side. Every timeline entry a rule made names it (`rule`), and a
 /// host trace's divergence names the rule it breaks.
-public enum Rule: String, Sendable, Equatable, CaseIterable {
+package enum Rule: String, Sendable, Equatable, CaseIterable {
     case c1 = "C1", c2 = "C2", c3 = "C3", c4 = "C4"
     case h1 = "H1", h2 = "H2", h3 = "H3", h4 = "H4", h5 = "H5", h6 = "H6", h7 = "H7", h8 = "H8", h9 = "H9",
         h10 = "H10", h11 = "H11", h12 = "H12", h13 = "H13", h14 = "H14", h15 = "H15", h16 = "H16", h17 = "H17",

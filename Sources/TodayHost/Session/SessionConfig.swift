@@ -1,21 +1,21 @@
 /// What a session is created with (H1, H2, C1, C4). Everything but `uid` has a default.
-public struct SessionConfig: Codable, Equatable, Sendable {
-    public var uid: String
-    public var label: String?
-    public var language: String = "en"
-    public var platform: Platform = .ios
-    public var route: String = Route.feedsV1
-    public var loadingGate: LoadingGate = .presentation
+package struct SessionConfig: Codable, Equatable, Sendable {
+    package var uid: String
+    package var label: String?
+    package var language: String = "en"
+    package var platform: Platform = .ios
+    package var route: String = Route.feedsV1
+    package var loadingGate: LoadingGate = .presentation
     /// `nil` means the route's defaults (H2); an explicit list, even empty, replaces them.
-    public var capabilities: [String]?
-    public var clock: ClockMode = .virtual
-    public var timing = Timing()
-    public var analytics = AnalyticsBase()
+    package var capabilities: [String]?
+    package var clock: ClockMode = .virtual
+    package var timing = Timing()
+    package var analytics = AnalyticsBase()
 
-    public init(uid: String) { self.uid = uid }
+    package init(uid: String) { self.uid = uid }
 
     /// Checks what the type system cannot. Errors name the field as the request body does.
-    public func validate() throws(InputError) {
+    package func validate() throws(InputError) {
         guard !uid.isEmpty else { throw .invalidField("uid", "must be a non-empty string") }
         guard Route.isValid(route) else {
             throw .invalidField("route", "must be /embed/feeds/v1, /embed/feeds/v3, /embed/feeds/v1/edit or /embed/feed/v1/<batchId>")
@@ -26,20 +26,20 @@ public struct SessionConfig: Codable, Equatable, Sendable {
     }
 
     /// H2: what the document advertises at document start.
-    public var effectiveCapabilities: [String] {
+    package var effectiveCapabilities: [String] {
         capabilities ?? Route.defaultCapabilities(for: route)
     }
 }
 
 /// The native analytics base fields (H24); an unset field adds nothing.
-public struct AnalyticsBase: Codable, Equatable, Sendable {
-    public var did: String?
-    public var sid: String?
-    public var client_plat: String?
+package struct AnalyticsBase: Codable, Equatable, Sendable {
+    package var did: String?
+    package var sid: String?
+    package var client_plat: String?
     /// Any JSON value, usually an object (H1).
-    public var ctx: JSON?
+    package var ctx: JSON?
 
-    public init(did: String? = nil, sid: String? = nil, client_plat: String? = nil, ctx: JSON? = nil) {
+    package init(did: String? = nil, sid: String? = nil, client_plat: String? = nil, ctx: JSON? = nil) {
         self.did = did
         self.sid = sid
         self.client_plat = client_plat
@@ -55,7 +55,7 @@ public struct AnalyticsBase: Codable, Equatable, Sendable {
         case ctx
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         did = try container.decodeIfPresent(String.self, forKey: .did)
         sid = try container.decodeIfPresent(String.self, forKey: .sid)
@@ -67,7 +67,7 @@ public struct AnalyticsBase: Codable, Equatable, Sendable {
         }
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encodeIfPresent(did, forKey: .did)
         try container.encodeIfPresent(sid, forKey: .sid)
@@ -87,20 +87,20 @@ public struct AnalyticsBase: Codable, Equatable, Sendable {
 }
 
 /// The embed routes a session may load (H1) and what each advertises by default (H2).
-public enum Route {
-    public static let feedsV1 = "/embed/feeds/v1"
-    public static let feedsV3 = "/embed/feeds/v3"
-    public static let feedsV1Edit = "/embed/feeds/v1/edit"
-    public static let batchPrefix = "/embed/feed/v1/"
+package enum Route {
+    package static let feedsV1 = "/embed/feeds/v1"
+    package static let feedsV3 = "/embed/feeds/v3"
+    package static let feedsV1Edit = "/embed/feeds/v1/edit"
+    package static let batchPrefix = "/embed/feed/v1/"
 
-    public static func isValid(_ route: String) -> Bool {
+    package static func isValid(_ route: String) -> Bool {
         if [feedsV1, feedsV3, feedsV1Edit].contains(route) { return true }
         guard route.hasPrefix(batchPrefix) else { return false }
         let batchId = route.dropFirst(batchPrefix.count)
         return !batchId.isEmpty && !batchId.contains(where: { "/?#&= ".contains($0) })
     }
 
-    public static func defaultCapabilities(for route: String) -> [String] {
+    package static func defaultCapabilities(for route: String) -> [String] {
         switch route {
         case feedsV1: return [Capability.revalidateFeedback, Capability.liveWidgetCreation]
         case feedsV3: return [Capability.revalidateFeedback]
@@ -110,7 +110,7 @@ public enum Route {
     }
 
     /// H3: `<route>?language=<language>&uid=<uid>`, plus `requestId` for a native hard reload.
-    public static func documentURL(route: String, language: String, uid: String, requestId: String?) -> String {
+    package static func documentURL(route: String, language: String, uid: String, requestId: String?) -> String {
         var query = [("language", language), ("uid", uid)]
         if let requestId { query.append(("requestId", requestId)) }
         return route + "?" + query.map { "\($0.0)=\(percentEncoded($0.1))" }.joined(separator: "&")
@@ -135,7 +135,7 @@ public enum Route {
 }
 
 /// Why an input is refused as a whole (an HTTP error at the service); nothing changes.
-public enum InputError: Error, Equatable, Sendable {
+package enum InputError: Error, Equatable, Sendable {
     /// `400 invalid_field`.
     case invalidField(_ field: String, _ detail: String)
     /// `409 session_closed`.
@@ -145,7 +145,7 @@ public enum InputError: Error, Equatable, Sendable {
 }
 
 extension SessionConfig: StateCodable {
-    public func encode(to writer: inout StateWriter) {
+    package func encode(to writer: inout StateWriter) {
         writer.string(uid)
         writer.optional(label) { $0.string($1) }
         writer.string(language)
@@ -161,7 +161,7 @@ extension SessionConfig: StateCodable {
         writer.optional(analytics.ctx) { $0.json($1) }
     }
 
-    public init(from reader: inout StateReader) throws(StateDecodingError) {
+    package init(from reader: inout StateReader) throws(StateDecodingError) {
         self.init(uid: try reader.string())
         label = try reader.optional { reader throws(StateDecodingError) in try reader.string() }
         language = try reader.string()

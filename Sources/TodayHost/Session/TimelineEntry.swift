@@ -1,24 +1,24 @@
 /// One line of a session's history (API: timeline entries).
-public struct TimelineEntry: Equatable, Sendable {
-    public enum Kind: String, Codable, Sendable, CaseIterable {
+package struct TimelineEntry: Equatable, Sendable {
+    package enum Kind: String, Codable, Sendable, CaseIterable {
         case input, bridge, emit, navigation, request, header, pull, overlay, watchdog, analytics, resolution,
             violation,
             /// A kept replay's last entry: the verdict on the host trace it replays.
             verdict
     }
 
-    public var seq: Int
-    public var atMs: Millis
-    public var kind: Kind
+    package var seq: Int
+    package var atMs: Millis
+    package var kind: Kind
     /// The input, event, payload or timer the entry is about.
-    public var type: String
-    public var requestId: String?
+    package var type: String
+    package var requestId: String?
     /// The rule that made the entry (docs/RULES.md); `nil` for an input or event no rule judged
     /// (entries stored before rules were named have none either).
-    public var rule: Rule?
-    public var data: JSON
+    package var rule: Rule?
+    package var data: JSON
 
-    public init(seq: Int, atMs: Millis, kind: Kind, type: String, requestId: String?, rule: Rule? = nil, data: JSON) {
+    package init(seq: Int, atMs: Millis, kind: Kind, type: String, requestId: String?, rule: Rule? = nil, data: JSON) {
         self.seq = seq
         self.atMs = atMs
         self.kind = kind
@@ -29,7 +29,7 @@ public struct TimelineEntry: Equatable, Sendable {
     }
 
     /// `rule` is there only when a rule made the entry.
-    public var json: JSON {
+    package var json: JSON {
         var members: [(String, JSON)] = [
             ("seq", .int(seq)), ("atMs", .int(atMs)), ("kind", .string(kind.rawValue)), ("type", .string(type)),
             ("requestId", .string(requestId)),

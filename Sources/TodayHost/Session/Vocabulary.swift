@@ -1,7 +1,7 @@
 /// The words of the protocol that several coordinators share.
 
 /// Why a native soft request was made (H4). `nil` on a request means the legacy silent path.
-public enum RefreshReason: String, Codable, Sendable, Equatable {
+package enum RefreshReason: String, Codable, Sendable, Equatable {
     case userPull = "user_pull"
     case appForeground = "app_foreground"
     case liveWidgetCreated = "live_widget_created"
@@ -9,16 +9,16 @@ public enum RefreshReason: String, Codable, Sendable, Equatable {
 }
 
 /// How a native request or a spinner ended (API: `pull.lastOutcome`, a request's `outcome`).
-public enum RequestOutcome: String, Codable, Sendable, Equatable {
+package enum RequestOutcome: String, Codable, Sendable, Equatable {
     case succeeded, failed, cancelled, unsupported, unknown, timedOut
 }
 
 /// The `status` of a `todayPage.refreshResult`: any string is accepted on the wire (H7).
-public enum ResultStatus: Equatable, Sendable {
+package enum ResultStatus: Equatable, Sendable {
     case succeeded, failed, cancelled, unsupported
     case other(String)
 
-    public init(_ text: String) {
+    package init(_ text: String) {
         switch text {
         case "succeeded": self = .succeeded
         case "failed": self = .failed
@@ -28,7 +28,7 @@ public enum ResultStatus: Equatable, Sendable {
         }
     }
 
-    public var outcome: RequestOutcome {
+    package var outcome: RequestOutcome {
         switch self {
         case .succeeded: return .succeeded
         case .failed: return .failed
@@ -39,7 +39,7 @@ public enum ResultStatus: Equatable, Sendable {
     }
 
     /// `failed`, `cancelled` and `unsupported` count as a failure for the recovery budget (H7, H9).
-    public var isFailure: Bool {
+    package var isFailure: Bool {
         switch self {
         case .failed, .cancelled, .unsupported: return true
         case .succeeded, .other: return false
@@ -48,36 +48,36 @@ public enum ResultStatus: Equatable, Sendable {
 }
 
 /// Why a document was loaded (API: `document.cause`).
-public enum LoadCause: String, Codable, Sendable, Equatable {
+package enum LoadCause: String, Codable, Sendable, Equatable {
     case initial, recovery, manualRepeat, termination, accountSwitch, navigation
 }
 
-public enum DocumentState: String, Codable, Sendable, Equatable {
+package enum DocumentState: String, Codable, Sendable, Equatable {
     case loading, rendered, failed, terminated
 }
 
-public enum OverlayState: String, Codable, Sendable, Equatable {
+package enum OverlayState: String, Codable, Sendable, Equatable {
     case visible, hidden
 }
 
-public enum Platform: String, Codable, Sendable, Equatable, CaseIterable {
+package enum Platform: String, Codable, Sendable, Equatable, CaseIterable {
     case ios, android
 }
 
 /// What hides the native loading overlay (H23).
-public enum LoadingGate: String, Codable, Sendable, Equatable, CaseIterable {
+package enum LoadingGate: String, Codable, Sendable, Equatable, CaseIterable {
     /// A host that adopted `webView.loadingPresentation`.
     case presentation
     /// A host that has not: render events hide the overlay.
     case render
 }
 
-public enum ClockMode: String, Codable, Sendable, Equatable, CaseIterable {
+package enum ClockMode: String, Codable, Sendable, Equatable, CaseIterable {
     case virtual, wall
 }
 
-public enum Capability {
-    public static let revalidateFeedback = "today_page_revalidate_feedback.v1"
-    public static let liveWidgetCreation = "live_widget_creation.v1"
-    public static let nativeDialog = "native_dialog.v1"
+package enum Capability {
+    package static let revalidateFeedback = "today_page_revalidate_feedback.v1"
+    package static let liveWidgetCreation = "live_widget_creation.v1"
+    package static let nativeDialog = "native_dialog.v1"
 }

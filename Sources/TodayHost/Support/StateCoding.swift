@@ -2,25 +2,25 @@
 /// whole state, and Foundation's `JSONEncoder` costs ~45 µs for it where this costs a few.
 /// Every stored type writes its fields in declaration order; a round-trip test over randomized
 /// sessions proves it loses nothing. `Codable` stays for everything else.
-public protocol StateCodable {
+package protocol StateCodable {
     func encode(to writer: inout StateWriter)
     init(from reader: inout StateReader) throws(StateDecodingError)
 }
 
-public struct StateDecodingError: Error, Equatable, CustomStringConvertible {
-    public var offset: Int
-    public var problem: String
+package struct StateDecodingError: Error, Equatable, CustomStringConvertible {
+    package var offset: Int
+    package var problem: String
 
-    public var description: String { "undecodable state at byte \(offset): \(problem)" }
+    package var description: String { "undecodable state at byte \(offset): \(problem)" }
 }
 
-public struct StateWriter {
-    public private(set) var bytes: [UInt8] = []
+package struct StateWriter {
+    package private(set) var bytes: [UInt8] = []
 
-    public init() { bytes.reserveCapacity(1024) }
+    package init() { bytes.reserveCapacity(1024) }
 
     /// Zig-zag varint.
-    public mutating func int(_ value: Int64) {
+    package mutating func int(_ value: Int64) {
         var encoded = UInt64(bitPattern: (value << 1) ^ (value >> 63))
         while encoded >= 0x80 {
             bytes.append(UInt8(encoded & 0x7F) | 0x80)
@@ -29,13 +29,13 @@ public struct StateWriter {
         bytes.append(UInt8(encoded))
     }
 
-    public mutating func int(_ value: Int) { int(Int64(value)) }
+    package mutating func int(_ value: Int) { int(Int64(value)) }
 
-    public mutating func bool(_ value: Bool) { bytes.append(value ? 1 : 0) }
+    package mutating func bool(_ value: Bool) { bytes.append(value ? 1 : 0) }
 
-    public mutating func byte(_ value: UInt8) { bytes.append(value) }
+    package mutating func byte(_ value: UInt8) { bytes.append(value) }
 
-    public mutating func string(_ value: String) {
+    package mutating func string(_ value: String) {
         var value = value
         value.withUTF8 { utf8 in
             int(utf8.count)
@@ -43,7 +43,7 @@ public struct StateWriter {
         }
     }
 
-    public mutating func optional<T>(_ value: T?, _ write: (inout StateWriter, T) -> Void) {
+    package mutating func optional<T>(_ value: T?, _ write: (inout StateWriter, T) -> Void) {
         guard let value else {
             bytes.append(0)
             return
@@ -52,32 +52,32 @@ public struct StateWriter {
         write(&self, value)
     }
 
-    public mutating func array<T>(_ values: [T], _ write: (inout StateWriter, T) -> Void) {
+    package mutating func array<T>(_ values: [T], _ write: (inout StateWriter, T) -> Void) {
         int(values.count)
         for value in values { write(&self, value) }
     }
 
-    public mutating func value<T: StateCodable>(_ value: T) { value.encode(to: &self) }
+    package mutating func value<T: StateCodable>(_ value: T) { value.encode(to: &self) }
 
-    public mutating func raw<T: RawRepresentable>(_ value: T) where T.RawValue == String { string(value.rawValue) }
+    package mutating func raw<T: RawRepresentable>(_ value: T) where T.RawValue == String { string(value.rawValue) }
 
     /// A JSON value as its serialized text (it is rare in a state: analytics `ctx`).
-    public mutating func json(_ value: JSON) { string(value.serialized()) }
+    package mutating func json(_ value: JSON) { string(value.serialized()) }
 }
 
-public struct StateReader {
+package struct StateReader {
     let bytes: [UInt8]
     var index: Int
     /// The format the bytes were written in (`StateFormat`): a type whose fields changed reads
     /// an older layout by it.
-    public internal(set) var format = StateFormat.version
+    package internal(set) var format = StateFormat.version
 
-    public init(_ bytes: [UInt8], from index: Int = 0) {
+    package init(_ bytes: [UInt8], from index: Int = 0) {
         self.bytes = bytes
         self.index = index
     }
 
-    public var isAtEnd: Bool { index == bytes.count }
+    package var isAtEnd: Bool { index == bytes.count }
 
     func error(_ problem: String) -> StateDecodingError { StateDecodingError(offset: index, problem: problem) }
 
@@ -87,7 +87,7 @@ public struct StateReader {
         return bytes[index]
     }
 
-    public mutating func int64() throws(StateDecodingError) -> Int64 {
+    package mutating func int64() throws(StateDecodingError) -> Int64 {
         var result: UInt64 = 0
         var shift: UInt64 = 0
         while true {
@@ -100,9 +100,9 @@ public struct StateReader {
         return Int64(bitPattern: result >> 1) ^ -Int64(bitPattern: result & 1)
     }
 
-    public mutating func int() throws(StateDecodingError) -> Int { Int(try int64()) }
+    package mutating func int() throws(StateDecodingError) -> Int { Int(try int64()) }
 
-    public mutating func bool() throws(StateDecodingError) -> Bool {
+    package mutating func bool() throws(StateDecodingError) -> Bool {
         switch try byte() {
         case 0: return false
         case 1: return true
@@ -110,14 +110,14 @@ public struct StateReader {
         }
     }
 
-    public mutating func string() throws(StateDecodingError) -> String {
+    package mutating func string() throws(StateDecodingError) -> String {
         let count = try int()
         guard count >= 0, index + count <= bytes.count else { throw error("string past the end") }
         defer { index += count }
         return String(decoding: bytes[index..<(index + count)], as: UTF8.self)
     }
 
-    public mutating func optional<T>(_ read: (inout StateReader) throws(StateDecodingError) -> T) throws(StateDecodingError) -> T? {
+    package mutating func optional<T>(_ read: (inout StateReader) throws(StateDecodingError) -> T) throws(StateDecodingError) -> T? {
         switch try byte() {
         case 0: return nil
         case 1: return try read(&self)
@@ -125,7 +125,7 @@ public struct StateReader {
         }
     }
 
-    public mutating func array<T>(_ read: (inout StateReader) throws(StateDecodingError) -> T) throws(StateDecodingError) -> [T] {
+    package mutating func array<T>(_ read: (inout StateReader) throws(StateDecodingError) -> T) throws(StateDecodingError) -> [T] {
         let count = try int()
         guard count >= 0, count <= bytes.count - index else { throw error("array longer than the data") }
         var values: [T] = []
@@ -134,17 +134,17 @@ public struct StateReader {
         return values
     }
 
-    public mutating func value<T: StateCodable>(_: T.Type = T.self) throws(StateDecodingError) -> T {
+    package mutating func value<T: StateCodable>(_: T.Type = T.self) throws(StateDecodingError) -> T {
         try T(from: &self)
     }
 
-    public mutating func raw<T: RawRepresentable>(_: T.Type = T.self) throws(StateDecodingError) -> T where T.RawValue == String {
+    package mutating func raw<T: RawRepresentable>(_: T.Type = T.self) throws(StateDecodingError) -> T where T.RawValue == String {
         let text = try string()
         guard let value = T(rawValue: text) else { throw error("unknown \(T.self) \(text)") }
         return value
     }
 
-    public mutating func json() throws(StateDecodingError) -> JSON {
+    package mutating func json() throws(StateDecodingError) -> JSON {
         let text = try string()
         do { return try JSON.parse(text) } catch { throw self.error("not JSON: \(error)") }
     }
@@ -152,14 +152,14 @@ public struct StateReader {
 
 extension StateCodable {
     /// The binary form with its format byte.
-    public var stateBytes: [UInt8] {
+    package var stateBytes: [UInt8] {
         var writer = StateWriter()
         writer.byte(StateFormat.version)
         encode(to: &writer)
         return writer.bytes
     }
 
-    public init(stateBytes: [UInt8]) throws(StateDecodingError) {
+    package init(stateBytes: [UInt8]) throws(StateDecodingError) {
         var reader = StateReader(stateBytes)
         let format = try reader.byte()
         guard StateFormat.readable.contains(format) else { throw reader.error("unknown state format \(format)") }
@@ -169,21 +169,21 @@ extension StateCodable {
     }
 }
 
-public enum StateFormat {
+package enum StateFormat {
     /// The first byte of a binary state (a JSON state starts with `{`).
-    public static let version: UInt8 = 0x02
+    package static let version: UInt8 = 0x02
     /// Every format this build reads: 1 stored analytics `ctx` as a string (it is any JSON
     /// value since 2), so sessions written by an older todaysim keep working.
-    public static let readable: ClosedRange<UInt8> = 0x01...0x02
+    package static let readable: ClosedRange<UInt8> = 0x01...0x02
 }
 
 extension Deadline: StateCodable {
-    public func encode(to writer: inout StateWriter) {
+    package func encode(to writer: inout StateWriter) {
         writer.int(dueAtMs)
         writer.int(armedInStep)
     }
 
-    public init(from reader: inout StateReader) throws(StateDecodingError) {
+    package init(from reader: inout StateReader) throws(StateDecodingError) {
         self.init(dueAtMs: try reader.int64(), armedInStep: try reader.int())
     }
 }

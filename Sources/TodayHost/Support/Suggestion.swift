@@ -1,9 +1,9 @@
 /// Did-you-mean for what a caller typed: an unknown field, input type or path names the known one
 /// it most likely meant (the same rule everywhere, so every refusal reads alike).
-public enum Suggestion {
+package enum Suggestion {
     /// The known name a typo most likely meant: the one matching it but for case, else the one
     /// within edit distance 2 (none when two are equally near).
-    public static func nearest(to key: String, among known: [String]) -> String? {
+    package static func nearest(to key: String, among known: [String]) -> String? {
         if let same = known.first(where: { $0.lowercased() == key.lowercased() }) { return same }
         let typed = Array(key.lowercased().unicodeScalars)
         // A key far longer or shorter than every known name is no typo of one (and a long key
@@ -20,7 +20,7 @@ public enum Suggestion {
     }
 
     /// Levenshtein distance (insert, delete, substitute one scalar).
-    public static func editDistance(_ a: [Unicode.Scalar], _ b: [Unicode.Scalar]) -> Int {
+    package static func editDistance(_ a: [Unicode.Scalar], _ b: [Unicode.Scalar]) -> Int {
         var previous = Array(0...b.count)
         for (i, x) in a.enumerated() {
             var current = [i + 1]

@@ -6,13 +6,13 @@
 ///
 /// Feed the trace's lines in order with `feed(line:)`, then call `finish()` for the verdict. A
 /// bad trace throws `TraceProblem` naming its line.
-public struct HostTraceVerifier: Sendable {
-    public internal(set) var reader = TraceReader()
+package struct HostTraceVerifier: Sendable {
+    package internal(set) var reader = TraceReader()
     /// The replay; `nil` until the creation line.
-    public internal(set) var session: HostSession?
-    public internal(set) var ledger = InMemoryLedger()
+    package internal(set) var session: HostSession?
+    package internal(set) var ledger = InMemoryLedger()
     /// The replay's whole timeline, when asked for (`keepingTimeline`): a kept replay is stored.
-    public internal(set) var timeline: [TimelineEntry] = []
+    package internal(set) var timeline: [TimelineEntry] = []
 
     let sessionId: String
     let label: String?
@@ -94,7 +94,7 @@ public struct HostTraceVerifier: Sendable {
     /// `toleranceMs`: replaces the trace's own (0–10,000). `label`: the replay's (a kept one's).
     /// `keepingTimeline`: the replay's entries are kept for `takeTimeline()`, and `finish()`
     /// ends them with a `verdict` entry (what a kept replay stores).
-    public init(sessionId: String = "replay", keepingTimeline: Bool = false, toleranceMs: Millis? = nil, label: String? = nil) {
+    package init(sessionId: String = "replay", keepingTimeline: Bool = false, toleranceMs: Millis? = nil, label: String? = nil) {
         self.sessionId = sessionId
         self.label = label
         self.keepsTimeline = keepingTimeline
@@ -110,7 +110,7 @@ public struct HostTraceVerifier: Sendable {
     }
 
     /// Verifies a whole trace held in memory.
-    public static func verify(_ text: String, sessionId: String = "replay") throws(TraceProblem) -> Verdict {
+    package static func verify(_ text: String, sessionId: String = "replay") throws(TraceProblem) -> Verdict {
         var verifier = HostTraceVerifier(sessionId: sessionId)
         for line in text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
             try verifier.feed(line: line)
@@ -119,7 +119,7 @@ public struct HostTraceVerifier: Sendable {
     }
 
     /// One line of the trace, without its `\n`.
-    public mutating func feed(line: some Collection<UInt8>) throws(TraceProblem) {
+    package mutating func feed(line: some Collection<UInt8>) throws(TraceProblem) {
         switch try reader.read(line) {
         case let .header(header):
             tolerance = toleranceOverride ?? header.toleranceMs
@@ -148,25 +148,28 @@ public struct HostTraceVerifier: Sendable {
                 traceCounts[output.kind, default: 0] += 1
                 undecided.append(observed)
             }
-        case .skipped:
+        case .end, .skipped:
             break
         }
     }
 
     /// The replay's entries kept since the last call (`keepingTimeline`), in order: a kept
     /// replay is stored as it goes, not held whole.
-    public mutating func takeTimeline() -> [TimelineEntry] {
+    package mutating func takeTimeline() -> [TimelineEntry] {
         defer { timeline = [] }
         return timeline
     }
 
     /// After the last line: replays to `endMs` plus the tolerance and pairs what is left.
-    public mutating func finish() throws(TraceProblem) -> Verdict {
+    package mutating func finish() throws(TraceProblem) -> Verdict {
         let end = try reader.endMs()
         endMs = end
         if let pending = pendingInput {
             try replay(pending)
             pendingInput = nil
+        }
+        if reader.endLine == nil, reader.header?.endMs == nil {
+            reader.warnNoEnd(pending: session.map { $0.isClosed ? [] : $0.watchdogs.filter { $0.dueAtMs > end } } ?? [])
         }
         if let session, !session.isClosed, end + tolerance > session.nowMs {
             try step(.clock(.advanceTo(end + tolerance)), line: reader.lineNumber)

@@ -1,8 +1,8 @@
 /// Splits a trace into its lines as its bytes arrive, in chunks of any size: the lines of
 /// NDJSON (`application/x-ndjson`, what a recorder writes), or the elements of one JSON array
 /// (`application/json`: element N−1 is line N). Only the line being read is held.
-public struct TraceLines: Sendable {
-    public enum Format: Sendable {
+package struct TraceLines: Sendable {
+    package enum Format: Sendable {
         case ndjson
         case jsonArray
     }
@@ -18,12 +18,12 @@ public struct TraceLines: Sendable {
     /// Elements of the array read so far (the line number of the next one, minus one).
     private var elements = 0
 
-    public init(_ format: Format) {
+    package init(_ format: Format) {
         self.format = format
     }
 
     /// Gives `line` each complete line (without its `\n`, or an array element) in `bytes`.
-    public mutating func feed(_ bytes: some Collection<UInt8>,
+    package mutating func feed(_ bytes: some Collection<UInt8>,
                               line: (ArraySlice<UInt8>) throws(TraceProblem) -> Void) throws(TraceProblem) {
         switch format {
         case .ndjson:
@@ -40,7 +40,7 @@ public struct TraceLines: Sendable {
     }
 
     /// After the last byte: the line without a `\n` after it, if any.
-    public mutating func finish(line: (ArraySlice<UInt8>) throws(TraceProblem) -> Void) throws(TraceProblem) {
+    package mutating func finish(line: (ArraySlice<UInt8>) throws(TraceProblem) -> Void) throws(TraceProblem) {
         switch format {
         case .ndjson:
             if !carry.isEmpty { try line(carry[...]) }

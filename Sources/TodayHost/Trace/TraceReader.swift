@@ -3,40 +3,40 @@
 /// time order, as a todaysim timeline writes them.
 
 /// The output kinds a trace can judge.
-public enum TraceKind: String, Sendable, CaseIterable, Hashable, Comparable {
+package enum TraceKind: String, Sendable, CaseIterable, Hashable, Comparable {
     case emit, navigation, header, pull, overlay, analytics, resolution
 
-    public static func < (lhs: TraceKind, rhs: TraceKind) -> Bool {
+    package static func < (lhs: TraceKind, rhs: TraceKind) -> Bool {
         allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
     }
 }
 
 /// Line 1.
-public struct TraceHeader: Sendable, Equatable {
+package struct TraceHeader: Sendable, Equatable {
     /// The kinds judged, distinct, in the order given.
-    public var recorded: [TraceKind]
-    public var toleranceMs: Millis
+    package var recorded: [TraceKind]
+    package var toleranceMs: Millis
     /// When recording stopped; `nil`: the last line's time.
-    public var endMs: Millis?
-    public var host: String?
+    package var endMs: Millis?
+    package var host: String?
 
-    public static let defaultToleranceMs: Millis = 100
-    public static let largestToleranceMs: Millis = 10_000
+    package static let defaultToleranceMs: Millis = 100
+    package static let largestToleranceMs: Millis = 10_000
 }
 
 /// A bad trace: `400 invalid_trace`, naming the line (and the field within it) and what is wrong.
-public struct TraceProblem: Error, Equatable, Sendable {
-    public var line: Int
+package struct TraceProblem: Error, Equatable, Sendable {
+    package var line: Int
     /// The field within the line, if one is to blame.
-    public var field: String?
-    public var detail: String
+    package var field: String?
+    package var detail: String
 
     /// The problem document's `field`: `line N` or `line N: field`.
-    public var problemField: String { field.map { "line \(line): \($0)" } ?? "line \(line)" }
+    package var problemField: String { field.map { "line \(line): \($0)" } ?? "line \(line)" }
     /// The problem document's `detail`, beginning with the line.
-    public var problemDetail: String { "line \(line): \(detail)" }
+    package var problemDetail: String { "line \(line): \(detail)" }
 
-    public init(line: Int, field: String? = nil, _ detail: String) {
+    package init(line: Int, field: String? = nil, _ detail: String) {
         self.line = line
         self.field = field
         self.detail = detail
@@ -44,58 +44,64 @@ public struct TraceProblem: Error, Equatable, Sendable {
 }
 
 /// An input line, decoded as its endpoint decodes it.
-public struct TraceInput: Sendable, Equatable {
-    public var line: Int
-    public var atMs: Millis
-    public var input: Input
+package struct TraceInput: Sendable, Equatable {
+    package var line: Int
+    package var atMs: Millis
+    package var input: Input
 }
 
 /// An output line of a judged kind (or of `emit`/`navigation`, which binding reads whatever is
 /// judged).
-public struct TraceOutput: Sendable, Equatable {
-    public var line: Int
-    public var atMs: Millis
-    public var kind: TraceKind
-    public var type: String
-    public var requestId: String?
-    public var data: JSON
+package struct TraceOutput: Sendable, Equatable {
+    package var line: Int
+    package var atMs: Millis
+    package var kind: TraceKind
+    package var type: String
+    package var requestId: String?
+    package var data: JSON
 }
 
-public enum TraceLine: Sendable, Equatable {
+package enum TraceLine: Sendable, Equatable {
     case header(TraceHeader)
     case creation(SessionConfig)
     case input(TraceInput)
     case output(TraceOutput)
+    /// The end line (`{"atMs": T, "kind": "end"}`): recording stopped at `T`, the trace's last line.
+    case end(Millis)
     /// Blank, a `clock` input (time comes from `atMs`), or a kind no one judges.
     case skipped
 }
 
 /// Reads a trace one line at a time, keeping only what the next line's checks need.
-public struct TraceReader: Sendable {
-    public private(set) var header: TraceHeader?
-    public private(set) var creation: SessionConfig?
+package struct TraceReader: Sendable {
+    package private(set) var header: TraceHeader?
+    package private(set) var creation: SessionConfig?
     /// Lines read so far, blank ones included: the number of the last line.
-    public private(set) var lineNumber = 0
+    package private(set) var lineNumber = 0
     /// The last line's `atMs`.
-    public private(set) var lastAtMs: Millis = 0
+    package private(set) var lastAtMs: Millis = 0
+    /// The number of the last line that was not blank.
+    package private(set) var lastLine = 0
+    /// The end line, once read: its number and its `atMs`.
+    package private(set) var endLine: (line: Int, atMs: Millis)?
     private var tornDown = false
     /// Unknown fields in the inputs read so far (as under `fieldValidation` `Warn`): the first
     /// `listedWarnings`, each with its line; `warningCount` counts all.
-    public private(set) var warnings: [Verdict.Warning] = []
-    public private(set) var warningCount = 0
+    package private(set) var warnings: [Verdict.Warning] = []
+    package private(set) var warningCount = 0
 
     /// The most warnings a verdict lists.
-    public static let listedWarnings = 1000
+    package static let listedWarnings = 1000
 
     /// The most lines a trace may have.
-    public static let maximumLines = 1_000_000
+    package static let maximumLines = 1_000_000
     /// The most characters of `host`.
-    public static let maximumHostCharacters = 200
+    package static let maximumHostCharacters = 200
 
-    public init() {}
+    package init() {}
 
     /// The next line (without its `\n`; a trailing `\r` is dropped).
-    public mutating func read(_ line: some Collection<UInt8>) throws(TraceProblem) -> TraceLine {
+    package mutating func read(_ line: some Collection<UInt8>) throws(TraceProblem) -> TraceLine {
         lineNumber += 1
         guard lineNumber <= Self.maximumLines else {
             throw TraceProblem(line: lineNumber, "a trace has at most \(Self.maximumLines) lines")
@@ -110,6 +116,13 @@ public struct TraceReader: Sendable {
             throw TraceProblem(line: lineNumber, "not JSON: \(error)")
         }
         guard case .object = value else { throw TraceProblem(line: lineNumber, "expected a JSON object, got \(value.typeName)") }
+        lastLine = lineNumber
+        if let endLine {
+            guard value["kind"]?.stringValue != "end" else {
+                throw TraceProblem(line: lineNumber, field: "kind", "a second end line (the first is line \(endLine.line)): a trace ends once")
+            }
+            throw TraceProblem(line: lineNumber, "a line after the end line (line \(endLine.line)): the end line is the trace's last")
+        }
         if header == nil {
             let parsed = try parseHeader(value)
             header = parsed
@@ -124,11 +137,12 @@ public struct TraceReader: Sendable {
     }
 
     /// After the last line: the time the replay runs to, checked against the lines.
-    public func endMs() throws(TraceProblem) -> Millis {
+    package func endMs() throws(TraceProblem) -> Millis {
         guard let header else { throw TraceProblem(line: max(lineNumber, 1), "the trace is empty: line 1 must be the header") }
         guard creation != nil else {
             throw TraceProblem(line: lineNumber + 1, "the trace has no creation: line 2 must be the create input")
         }
+        if let endLine { return endLine.atMs }  // equal to the header's endMs where both are given
         guard let endMs = header.endMs else { return lastAtMs }
         guard endMs >= lastAtMs else {
             throw TraceProblem(line: 1, field: "endMs", "endMs (\(endMs)) is before the last line's atMs (\(lastAtMs))")
@@ -240,6 +254,7 @@ public struct TraceReader: Sendable {
         lastAtMs = atMs
         guard let kind = value["kind"]?.stringValue else { throw TraceProblem(line: line, field: "kind", "kind must be a string") }
         if kind == "input" { return try parseInput(value, atMs: atMs) }
+        if kind == "end" { return try parseEnd(atMs: atMs) }
         guard let outputKind = TraceKind(rawValue: kind) else { return .skipped }  // bridge, request, watchdog, violation, …
         guard let type = value["type"]?.stringValue else { throw TraceProblem(line: line, field: "type", "an output needs a string type") }
         let data = value["data"] ?? .object([])
@@ -250,6 +265,30 @@ public struct TraceReader: Sendable {
             requestId = text
         }
         return .output(TraceOutput(line: line, atMs: atMs, kind: outputKind, type: type, requestId: requestId, data: data))
+    }
+
+    /// The end line: when the recorder closed, so the replay runs to it and a timer due before
+    /// it that the host never fired is `missing`.
+    private mutating func parseEnd(atMs: Millis) throws(TraceProblem) -> TraceLine {
+        if let stated = header?.endMs, stated != atMs {
+            throw TraceProblem(line: lineNumber, field: "atMs",
+                               "the end line's atMs (\(atMs)) disagrees with the header's endMs (\(stated)): give one, or the same time in both")
+        }
+        endLine = (lineNumber, atMs)
+        return .end(atMs)
+    }
+
+    /// The verdict's warning for a trace with neither an end line nor `endMs`, listed whatever
+    /// the count of other warnings: the replay stopped at the last line, and `pending` (the
+    /// replay's timers then) were never judged.
+    package mutating func warnNoEnd(pending: [Watchdog]) {
+        let timers = pending.isEmpty ? "none was pending"
+            : pending.map { "\($0.kind.rawValue)\($0.requestId.map { " for \($0)" } ?? "") at \($0.dueAtMs) ms" }.joined(separator: ", ")
+        warningCount += 1
+        warnings.append(Verdict.Warning(
+            line: lastLine, field: "end",
+            detail: "no end line: timers due after line \(lastLine) (\(timers)) were not judged; a recorder writes "
+                + #"{"atMs": T, "kind": "end"} as the last line when it closes, so a spinner or header left up is missing"#))
     }
 
     private mutating func parseInput(_ value: JSON, atMs: Millis) throws(TraceProblem) -> TraceLine {
@@ -295,7 +334,7 @@ public struct TraceReader: Sendable {
 extension Input {
     /// The channel of an input entry that does not say (`via`), known by its type as the export
     /// reads entries written before inputs recorded it.
-    public static func channel(ofType type: String) -> String {
+    package static func channel(ofType type: String) -> String {
         switch type {
         case "create": return "create"
         case "clock": return "clock"

@@ -1,6 +1,6 @@
 /// What verifying a host trace found (docs/TRACES.md, "The verdict").
-public struct Verdict: Sendable, Equatable {
-    public enum Problem: String, Sendable {
+package struct Verdict: Sendable, Equatable {
+    package enum Problem: String, Sendable {
         /// The rules make this output; the real host did not.
         case missing
         /// The real host made this output; the rules do not.
@@ -11,27 +11,27 @@ public struct Verdict: Sendable, Equatable {
         case late, early
     }
 
-    public struct Divergence: Sendable, Equatable {
+    package struct Divergence: Sendable, Equatable {
         /// The trace's line (none for `missing`).
-        public var line: Int?
+        package var line: Int?
         /// The trace's time; the replay's for `missing`.
-        public var atMs: Millis
-        public var kind: TraceKind
-        public var type: String
-        public var problem: Problem
+        package var atMs: Millis
+        package var kind: TraceKind
+        package var type: String
+        package var problem: Problem
         /// The one rule broken.
-        public var rule: Rule
-        public var expected: JSON?
-        public var actual: JSON?
+        package var rule: Rule
+        package var expected: JSON?
+        package var actual: JSON?
         /// Actual minus expected time (`late`, `early`).
-        public var deltaMs: Millis?
+        package var deltaMs: Millis?
         /// One sentence a person can act on, beginning with the rule id.
-        public var detail: String
+        package var detail: String
         /// The `seq` of the replay's entry that was expected (all but `unexpected`): with `keep`,
         /// that entry of the kept session, where the dashboard marks the divergence.
-        public var replaySeq: Int?
+        package var replaySeq: Int?
 
-        public var json: JSON {
+        package var json: JSON {
             var members: [(String, JSON)] = []
             if let line { members.append(("line", .int(line))) }
             members += [("atMs", .int(atMs)), ("kind", .string(kind.rawValue)), ("type", .string(type)),
@@ -53,34 +53,34 @@ public struct Verdict: Sendable, Equatable {
     }
 
     /// An input field the API does not know, on the line that holds it.
-    public struct Warning: Sendable, Equatable {
-        public var line: Int
-        public var field: String
-        public var detail: String
+    package struct Warning: Sendable, Equatable {
+        package var line: Int
+        package var field: String
+        package var detail: String
     }
 
-    public var host: String?
-    public var toleranceMs: Millis
-    public var endMs: Millis
+    package var host: String?
+    package var toleranceMs: Millis
+    package var endMs: Millis
     /// How many outputs of each judged kind were compared: the larger of the two sides.
-    public var judged: [(TraceKind, Int)]
+    package var judged: [(TraceKind, Int)]
     /// The first `listedDivergences` in verdict order.
-    public var divergences: [Divergence]
-    public var divergenceCount: Int
+    package var divergences: [Divergence]
+    package var divergenceCount: Int
     /// The first `TraceReader.listedWarnings` unknown input fields; `warningCount` counts all.
-    public var warnings: [Warning]
-    public var warningCount: Int
+    package var warnings: [Warning]
+    package var warningCount: Int
     /// The kept replay's id, if one was kept.
-    public var session: String?
+    package var session: String?
 
-    public var conforms: Bool { divergenceCount == 0 }
+    package var conforms: Bool { divergenceCount == 0 }
 
     /// The most divergences a verdict lists (`divergenceCount` counts all).
-    public static let listedDivergences = 1000
+    package static let listedDivergences = 1000
 
-    public static func == (lhs: Verdict, rhs: Verdict) -> Bool { lhs.json == rhs.json }
+    package static func == (lhs: Verdict, rhs: Verdict) -> Bool { lhs.json == rhs.json }
 
-    public var json: JSON {
+    package var json: JSON {
         var members: [(String, JSON)] = [
             ("conforms", .bool(conforms)), ("host", .string(host)), ("toleranceMs", .int(toleranceMs)), ("endMs", .int(endMs)),
             ("judged", .object(judged.map { ($0.0.rawValue, .int($0.1)) })),
@@ -100,7 +100,7 @@ public struct Verdict: Sendable, Equatable {
 extension Verdict {
     /// JUnit XML: one test case per judged kind, each divergence a failure naming its rule and
     /// line, so any CI system shows the verdict.
-    public var junit: String {
+    package var junit: String {
         let suite = "host trace" + (host.map { " (\($0))" } ?? "")
         let cases = judged.map { kind, count in (kind, count, divergences.filter { $0.kind == kind }) }
         let failed = cases.filter { !$0.2.isEmpty }.count

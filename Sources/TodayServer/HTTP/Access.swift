@@ -6,21 +6,21 @@
 /// sessions of its label, and every other session is `404` to it, exactly as if it did not
 /// exist. Tokens are compared in constant time and never logged (the request log names route
 /// templates only).
-public struct Access: Sendable {
+package struct Access: Sendable {
     /// What one request may see.
-    public enum Scope: Sendable, Equatable {
+    package enum Scope: Sendable, Equatable {
         case everything
         /// Only the sessions whose `label` is this.
         case label(String)
 
         /// The label this scope confines to, if any.
-        public var label: String? {
+        package var label: String? {
             if case let .label(label) = self { return label }
             return nil
         }
 
         /// Whether a session with `label` exists for this scope.
-        public func sees(label sessionLabel: String?) -> Bool {
+        package func sees(label sessionLabel: String?) -> Bool {
             switch self {
             case .everything: return true
             case let .label(label): return sessionLabel == label
@@ -36,7 +36,7 @@ public struct Access: Sendable {
     private let grants: [Grant]
 
     /// `nil` when neither is given: nothing is asked.
-    public init?(token: String?, labelled: [(token: String, label: String)] = []) {
+    package init?(token: String?, labelled: [(token: String, label: String)] = []) {
         var grants = labelled.map { Grant(token: Array($0.token.utf8), scope: $0.label == "*" ? .everything : .label($0.label)) }
         if let token, !token.isEmpty { grants.append(Grant(token: Array(token.utf8), scope: .everything)) }
         guard !grants.isEmpty else { return nil }
@@ -97,14 +97,14 @@ public struct Access: Sendable {
 
 /// `--token-file`: one `TOKEN LABEL` pair per line (`*` as the label: every session);
 /// blank lines and lines starting with `#` are skipped.
-public enum TokenFile {
-    public struct Problem: Error, CustomStringConvertible {
-        public let line: Int
-        public let reason: String
-        public var description: String { line > 0 ? "line \(line): \(reason)" : reason }
+package enum TokenFile {
+    package struct Problem: Error, CustomStringConvertible {
+        package let line: Int
+        package let reason: String
+        package var description: String { line > 0 ? "line \(line): \(reason)" : reason }
     }
 
-    public static func parse(_ text: String) throws(Problem) -> [(token: String, label: String)] {
+    package static func parse(_ text: String) throws(Problem) -> [(token: String, label: String)] {
         var pairs: [(token: String, label: String)] = []
         var seen: Set<String> = []
         for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {

@@ -1,7 +1,7 @@
 /// CORS for the browser bridge (issue 8): a page served from another origin may call the API
 /// and follow event streams only when the server was started with `--allow-origin` naming that
 /// origin (or `*`). Nothing is allowed by default.
-public struct CrossOrigin: Sendable {
+package struct CrossOrigin: Sendable {
     private let origins: Set<String>
 
     /// Request headers a page may send (the ones the API reads).
@@ -9,7 +9,7 @@ public struct CrossOrigin: Sendable {
     /// Response headers a page may read.
     static let exposedHeaders = "ETag, Location, Idempotent-Replayed, WWW-Authenticate"
 
-    public init(origins: [String]) {
+    package init(origins: [String]) {
         self.origins = Set(origins)
     }
 

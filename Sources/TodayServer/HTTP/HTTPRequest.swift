@@ -1,16 +1,16 @@
 /// One HTTP request as a handler sees it: the body is complete, headers and query parameters
 /// are looked up by name.
-public struct HTTPRequest {
-    public var method: String
+package struct HTTPRequest {
+    package var method: String
     /// The path without the query string.
-    public var path: String
-    public var body: [UInt8]
+    package var path: String
+    package var body: [UInt8]
     /// What the request's token may see (`--token-file`); set by the service before routing.
-    public var scope: Access.Scope = .everything
+    package var scope: Access.Scope = .everything
     let headerLookup: (String) -> String?
     let queryLookup: (String) -> String?
 
-    public init(method: String, path: String, body: [UInt8] = [],
+    package init(method: String, path: String, body: [UInt8] = [],
                 header: @escaping (String) -> String? = { _ in nil },
                 query: @escaping (String) -> String? = { _ in nil }) {
         self.method = method
@@ -20,9 +20,9 @@ public struct HTTPRequest {
         self.queryLookup = query
     }
 
-    public func header(_ name: String) -> String? { headerLookup(name) }
+    package func header(_ name: String) -> String? { headerLookup(name) }
 
-    public func query(_ name: String) -> String? { queryLookup(name) }
+    package func query(_ name: String) -> String? { queryLookup(name) }
 
     /// The query parameters and headers any handler reads: what `detached()` copies.
     static let queryNames = ["after", "limit", "kind", "waitMs", "uid", "label", "status", "code", "format", "id", "keep", "toleranceMs",

@@ -1,27 +1,27 @@
 import TodayHost
 
 /// A table of routes read top to bottom: `METHOD /literal/{param}` → handler.
-public struct Router: Sendable {
-    public typealias Handler = @Sendable (HTTPRequest, PathParameters) throws(APIError) -> HTTPResponse
+package struct Router: Sendable {
+    package typealias Handler = @Sendable (HTTPRequest, PathParameters) throws(APIError) -> HTTPResponse
 
-    public struct Route: Sendable {
-        public var method: String
+    package struct Route: Sendable {
+        package var method: String
         /// The path template, also the route's name in the request log and metrics.
-        public var template: String
+        package var template: String
         let segments: [Substring]
         let handler: Handler
     }
 
-    public private(set) var routes: [Route] = []
+    package private(set) var routes: [Route] = []
 
-    public init() {}
+    package init() {}
 
-    public mutating func add(_ method: String, _ template: String, _ handler: @escaping Handler) {
+    package mutating func add(_ method: String, _ template: String, _ handler: @escaping Handler) {
         let segments = template.split(separator: "/", omittingEmptySubsequences: true)
         routes.append(Route(method: method, template: template, segments: segments, handler: handler))
     }
 
-    public enum Match {
+    package enum Match {
         case found(Route, PathParameters)
         case methodNotAllowed(allowed: [String])
         case notFound
@@ -29,7 +29,7 @@ public struct Router: Sendable {
 
     /// `HEAD` finds the `GET` route of its path (RFC 9110 §9.3.2: health checkers use it);
     /// the server sends that answer's status and headers without its body.
-    public func match(method: String, path: String) -> Match {
+    package func match(method: String, path: String) -> Match {
         let parts = path.split(separator: "/", omittingEmptySubsequences: true)
         var allowed: [String] = []
         for route in routes {
@@ -46,7 +46,7 @@ public struct Router: Sendable {
     /// takes: the route whose literal segments are nearest (each within the did-you-mean
     /// distance of an unknown field; a missing `/v1` put back), with the caller's own values in
     /// its `{name}` segments. `nil` when none is near, or two different paths are equally near.
-    public func nearest(to path: String) -> (path: String, methods: [String])? {
+    package func nearest(to path: String) -> (path: String, methods: [String])? {
         let parts = path.split(separator: "/", omittingEmptySubsequences: true)
         var tries: [(parts: [Substring], cost: Int)] = [(parts, 0)]
         if parts.first != "v1" { tries.append((["v1"] + parts, 1)) }
@@ -99,8 +99,8 @@ public struct Router: Sendable {
 }
 
 /// The values of a route's `{name}` segments.
-public struct PathParameters: Sendable {
+package struct PathParameters: Sendable {
     var values: [String: String] = [:]
 
-    public subscript(name: String) -> String { values[name] ?? "" }
+    package subscript(name: String) -> String { values[name] ?? "" }
 }

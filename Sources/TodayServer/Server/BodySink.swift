@@ -2,7 +2,7 @@
 /// every other body is read into memory, at most 1 MiB). Called on the connection's worker
 /// thread, one call at a time, in order: `take` for each piece, then `finish` once, or
 /// `abandon` if the request ends without one (the client left, the server stopped).
-public protocol BodySink: AnyObject {
+package protocol BodySink: AnyObject {
     /// The most bytes the body may hold: past it the answer is `413`.
     var limit: Int { get }
     func take(_ bytes: UnsafeBufferPointer<UInt8>)
@@ -12,7 +12,7 @@ public protocol BodySink: AnyObject {
 }
 
 /// How the server reads a request's body, decided from its head (method, path, headers, query).
-public enum BodyHandling {
+package enum BodyHandling {
     /// Into memory, then `respond` (every route but the streamed ones).
     case whole
     /// Refused before the body is read (the answer closes the connection).

@@ -4,7 +4,7 @@ import Foundation
 /// One Server-Sent Events response: bytes pushed from any thread, read by libmicrohttpd when it
 /// can send. With nothing to send the connection is parked (suspended) until the next push, so
 /// an idle stream costs no thread and no polling.
-public final class EventStream: @unchecked Sendable {
+package final class EventStream: @unchecked Sendable {
     private let lock = NSLock()
     // Guarded by `lock`.
     private var buffer: [UInt8] = []
@@ -23,10 +23,10 @@ public final class EventStream: @unchecked Sendable {
     /// parked connection close), must not have whole timelines piled up in memory for it.
     static let backlogLimit = 1 << 20
 
-    public init() {}
+    package init() {}
 
     /// Queues bytes for the client.
-    public func push(_ bytes: [UInt8]) {
+    package func push(_ bytes: [UInt8]) {
         lock.lock()
         buffer += bytes
         let resume = takeSuspension()
@@ -35,7 +35,7 @@ public final class EventStream: @unchecked Sendable {
     }
 
     /// Ends the stream once what is queued has been sent.
-    public func close() {
+    package func close() {
         lock.lock()
         closed = true
         let resume = takeSuspension()
@@ -77,7 +77,7 @@ public final class EventStream: @unchecked Sendable {
         drained?()
     }
 
-    public var isGone: Bool {
+    package var isGone: Bool {
         lock.lock()
         defer { lock.unlock() }
         return gone

@@ -5,7 +5,7 @@ import TodayStore
 /// The open Server-Sent Events streams: after each commit the sessions that grew are marked,
 /// and one thread sends their new entries to the streams that follow them, plus a comment
 /// heartbeat to every stream every `heartbeat` seconds (which also finds clients that left).
-public final class EventStreams: @unchecked Sendable {
+package final class EventStreams: @unchecked Sendable {
     /// What a stream follows and how far it got.
     private enum Follow {
         /// One session (row `ord`: the session the stream was opened on), after `seq`.
@@ -42,7 +42,7 @@ public final class EventStreams: @unchecked Sendable {
     private var closed = false
     private var loop: BackgroundLoop!
 
-    public init(store: SessionStore, heartbeat: TimeInterval) {
+    package init(store: SessionStore, heartbeat: TimeInterval) {
         self.store = store
         self.heartbeat = heartbeat
         nextHeartbeat = Date(timeIntervalSinceNow: heartbeat)
@@ -86,7 +86,7 @@ public final class EventStreams: @unchecked Sendable {
     }
 
     /// The store committed entries for these sessions (or purged them).
-    public func sessionsChanged(_ ids: [String]) {
+    package func sessionsChanged(_ ids: [String]) {
         lock.lock()
         changed.formUnion(ids)
         lock.unlock()
@@ -94,7 +94,7 @@ public final class EventStreams: @unchecked Sendable {
     }
 
     /// Any session may have changed (what other servers wrote was lost).
-    public func everySessionChanged() {
+    package func everySessionChanged() {
         lock.lock()
         everything = true
         lock.unlock()
@@ -102,7 +102,7 @@ public final class EventStreams: @unchecked Sendable {
     }
 
     /// Ends every stream (the server is stopping).
-    public func stop() {
+    package func stop() {
         lock.lock()
         closed = true
         let all = subscribers.values.map(\.stream)
@@ -111,7 +111,7 @@ public final class EventStreams: @unchecked Sendable {
         loop.stop()
     }
 
-    public var count: Int {
+    package var count: Int {
         lock.lock()
         defer { lock.unlock() }
         return subscribers.count

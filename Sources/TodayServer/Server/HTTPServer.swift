@@ -3,11 +3,11 @@ import Foundation
 import TodayStore
 
 /// Why the server could not start.
-public enum ServerStartError: Error, CustomStringConvertible {
+package enum ServerStartError: Error, CustomStringConvertible {
     case cannotListen(host: String, port: Int, reason: String)
     case daemonFailed
 
-    public var description: String {
+    package var description: String {
         switch self {
         case let .cannotListen(host, port, reason): return "cannot listen on \(host):\(port): \(reason)"
         case .daemonFailed: return "libmicrohttpd could not start its daemon"
@@ -19,15 +19,15 @@ public enum ServerStartError: Error, CustomStringConvertible {
 /// to `maximumBodyBytes`. Owns the daemon; `stop()` stops accepting, lets in-flight requests
 /// finish (answers made while stopping close their connection; requests that arrive on a
 /// kept-alive connection meanwhile are refused `503 shutting_down`) and shuts it down.
-public final class HTTPServer: @unchecked Sendable {
-    public static let maximumBodyBytes = 1 << 20
+package final class HTTPServer: @unchecked Sendable {
+    package static let maximumBodyBytes = 1 << 20
     /// How much of an oversized unannounced body is read (and thrown away) before the
     /// connection is cut instead of answered.
     static let discardLimit = 8 << 20
     /// 64 KiB a second (`serve --min-upload-rate`).
-    public static let defaultMinimumUploadRate = 65536
+    package static let defaultMinimumUploadRate = 65536
 
-    public let port: Int
+    package let port: Int
     let respond: @Sendable (HTTPRequest) -> (HTTPResponse, routeName: String)
     let bodyHandling: @Sendable (HTTPRequest) -> BodyHandling
     let log: RequestLog
@@ -60,7 +60,7 @@ public final class HTTPServer: @unchecked Sendable {
     /// set it apart from libmicrohttpd's silence limit). `time`: the clock the drain's grace runs
     /// on (tests move it). `sinks`: where streamed bodies are taken (a pool of one thread when
     /// not given); the server stops it after the daemon.
-    public init(host: String, port: Int, threads: Int, connectionTimeout: Int = 30, maxConnections: Int = 4000,
+    package init(host: String, port: Int, threads: Int, connectionTimeout: Int = 30, maxConnections: Int = 4000,
                 limitNoteInterval: TimeInterval = 10, minimumUploadRate: Int = HTTPServer.defaultMinimumUploadRate,
                 requestDeadline: TimeInterval? = nil, log: RequestLog, time: any TimeSource = SystemTime(),
                 sinks: SinkPool? = nil,
@@ -108,7 +108,7 @@ public final class HTTPServer: @unchecked Sendable {
 
     /// The most connections the server holds open when it serves `maxConnections`: those plus
     /// the room above them for answering the ones past the limit.
-    public static func connectionsHeld(serving maxConnections: Int) -> Int {
+    package static func connectionsHeld(serving maxConnections: Int) -> Int {
         maxConnections + ConnectionLimit.headroom(for: maxConnections)
     }
 
@@ -116,7 +116,7 @@ public final class HTTPServer: @unchecked Sendable {
     var deadlineChecks: Int { deadlines.checks }
 
     /// The connections libmicrohttpd holds now, counted by its workers (0 once stopped).
-    public var openConnections: Int {
+    package var openConnections: Int {
         stateLock.lock()
         defer { stateLock.unlock() }
         return daemon.map { max(0, todaysim_daemon_connections($0)) } ?? 0
@@ -131,7 +131,7 @@ public final class HTTPServer: @unchecked Sendable {
     /// to remove listen FD from epoll set", once in about 200 SIGTERMs under load); see
     /// `ListenerClosing` for what is done instead and when it is not (the socket then stays
     /// open until `MHD_stop_daemon`, and what connects meanwhile is refused `503`).
-    public func beginStopping() {
+    package func beginStopping() {
         stateLock.lock()
         defer { stateLock.unlock() }
         guard let daemon, !stopping else { return }
@@ -146,7 +146,7 @@ public final class HTTPServer: @unchecked Sendable {
     /// answers `503` whatever is still parked and gives those answers as long again (1 to 5 s)
     /// to go out, then ends the daemon — never with a connection suspended, which
     /// libmicrohttpd answers by aborting the process.
-    public func stop(grace: TimeInterval = 5) {
+    package func stop(grace: TimeInterval = 5) {
         beginStopping()
         stateLock.lock()
         defer { stateLock.unlock() }

@@ -3,7 +3,7 @@ import TodayStore
 
 /// One line per request on stderr: method, route template, status, duration. It never prints
 /// a path or query (which may hold a `uid`, H3), only the route's template.
-public final class RequestLog: @unchecked Sendable {
+package final class RequestLog: @unchecked Sendable {
     private let enabled: Bool
     private let sink: @Sendable (String) -> Void
     private let metricsLock = NSLock()
@@ -11,19 +11,19 @@ public final class RequestLog: @unchecked Sendable {
     private var metrics: Metrics?
 
     /// Requests are also counted here (for `/metrics`).
-    public func count(into metrics: Metrics) {
+    package func count(into metrics: Metrics) {
         metricsLock.lock()
         self.metrics = metrics
         metricsLock.unlock()
     }
 
     /// Lines go to stderr.
-    public convenience init(enabled: Bool) {
+    package convenience init(enabled: Bool) {
         self.init(enabled: enabled) { line in FileHandle.standardError.write(Data((line + "\n").utf8)) }
     }
 
     /// Lines go to `sink` (tests read them).
-    public init(enabled: Bool, sink: @escaping @Sendable (String) -> Void) {
+    package init(enabled: Bool, sink: @escaping @Sendable (String) -> Void) {
         self.enabled = enabled
         self.sink = sink
     }
@@ -44,7 +44,7 @@ public final class RequestLog: @unchecked Sendable {
     }
 
     /// A server-side message (start-up, unexpected errors); never a request's data.
-    public func note(_ message: String) {
+    package func note(_ message: String) {
         sink("todaysim: \(message)")
     }
 }

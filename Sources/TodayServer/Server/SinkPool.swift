@@ -5,9 +5,9 @@ import Foundation
 /// as many bodies as it has threads hold a place at once, each from its first byte to its
 /// answer (one judge's state each, however many uploads are open); the others wait their turn
 /// in arrival order, at their head, with nothing of their body read (`serve --trace-threads`).
-public final class SinkPool: @unchecked Sendable {
+package final class SinkPool: @unchecked Sendable {
     /// How many bodies are taken at once: the threads.
-    public let places: Int
+    package let places: Int
     private let threads: ReadPool
     private let lock = NSLock()
     // Guarded by `lock`.
@@ -17,16 +17,16 @@ public final class SinkPool: @unchecked Sendable {
 
     /// Seconds a body waiting for a place may wait beyond its request deadline
     /// (`serve --trace-queue-seconds`): the wait is the server's, not the client's.
-    public let waitAllowance: TimeInterval
+    package let waitAllowance: TimeInterval
 
-    public init(threads: Int, waitAllowance: TimeInterval = 0, name: String = "trace-judge") {
+    package init(threads: Int, waitAllowance: TimeInterval = 0, name: String = "trace-judge") {
         places = max(1, threads)
         self.waitAllowance = max(0, waitAllowance)
         self.threads = ReadPool(threads: places, name: name)
     }
 
     /// Bodies holding a place (being taken) and bodies waiting for one.
-    public var counts: (taking: Int, waiting: Int) {
+    package var counts: (taking: Int, waiting: Int) {
         lock.lock()
         defer { lock.unlock() }
         return (taking, queue.count)

@@ -3,7 +3,7 @@ import TodayStore
 
 /// Timeline requests with `waitMs` that found nothing new: their connections are parked (no
 /// thread each) until the session's timeline grows, their wait runs out, or the server stops.
-public final class TimelineWaiters: @unchecked Sendable {
+package final class TimelineWaiters: @unchecked Sendable {
     private struct Waiter {
         let sessionId: String
         let deadline: Date
@@ -28,7 +28,7 @@ public final class TimelineWaiters: @unchecked Sendable {
     /// Waiters answered because their wait ran out (not by a change or the stop).
     private var expiredCount = 0
 
-    public init() {
+    package init() {
         loop = BackgroundLoop(name: "todaysim-waiters", nextWake: { [unowned self] in earliestDeadline() }) { [unowned self] in
             wake(where: { $0.deadline <= Date() }, expiring: true)
         }
@@ -58,7 +58,7 @@ public final class TimelineWaiters: @unchecked Sendable {
     }
 
     /// The store committed entries for these sessions.
-    public func sessionsChanged(_ ids: [String]) {
+    package func sessionsChanged(_ ids: [String]) {
         let changed = Set(ids)
         lock.lock()
         epoch += 1
@@ -72,7 +72,7 @@ public final class TimelineWaiters: @unchecked Sendable {
     }
 
     /// Any session may have changed (what other servers wrote was lost): every waiter looks again.
-    public func everySessionChanged() {
+    package func everySessionChanged() {
         lock.lock()
         epoch += 1
         changedAt.removeAll()
@@ -82,12 +82,12 @@ public final class TimelineWaiters: @unchecked Sendable {
     }
 
     /// Answers every waiter now (the server is stopping: no connection may stay parked).
-    public func releaseAll() {
+    package func releaseAll() {
         wake(where: { _ in true })
     }
 
     /// After this, nothing waits: every parked request is answered and new ones answer at once.
-    public func stop() {
+    package func stop() {
         lock.lock()
         closed = true
         lock.unlock()
@@ -102,7 +102,7 @@ public final class TimelineWaiters: @unchecked Sendable {
         return closed
     }
 
-    public var count: Int {
+    package var count: Int {
         lock.lock()
         defer { lock.unlock() }
         return waiters.count
@@ -111,7 +111,7 @@ public final class TimelineWaiters: @unchecked Sendable {
     /// How many waiters so far were answered by the end of their wait, not by a change of their
     /// session or the stop: tests tell "woken by the entry" from "ran out" by this, not by the
     /// time it took (which a loaded machine stretches).
-    public var expired: Int {
+    package var expired: Int {
         lock.lock()
         defer { lock.unlock() }
         return expiredCount

@@ -2,7 +2,7 @@ import Foundation
 
 /// A thread that sleeps until the time `nextWake` names (or until poked), runs `work`, and
 /// repeats until stopped. The wall-clock scheduler and the WAL checkpointer are two of these.
-public final class BackgroundLoop: @unchecked Sendable {
+package final class BackgroundLoop: @unchecked Sendable {
     private let name: String
     private let nextWake: @Sendable () -> Date?
     private let work: @Sendable () throws -> Void
@@ -22,7 +22,7 @@ public final class BackgroundLoop: @unchecked Sendable {
     /// `nextWake` returning `nil` sleeps until a poke. Work that throws is retried with a
     /// growing wait (`RetryBackoff`, from `firstRetry` seconds), pokes notwithstanding, and
     /// `report` hears of it. `time`: the clock `nextWake` and the backoff are read on.
-    public init(name: String, nextWake: @escaping @Sendable () -> Date?,
+    package init(name: String, nextWake: @escaping @Sendable () -> Date?,
                 report: @escaping @Sendable (String) -> Void = { _ in },
                 firstRetry: TimeInterval = 0.1,
                 time: any TimeSource = SystemTime(),
@@ -35,7 +35,7 @@ public final class BackgroundLoop: @unchecked Sendable {
         self.work = work
     }
 
-    public func start() {
+    package func start() {
         condition.lock()
         started = true
         condition.unlock()
@@ -45,14 +45,14 @@ public final class BackgroundLoop: @unchecked Sendable {
     }
 
     /// Wakes the loop now: what `nextWake` says may have changed.
-    public func poke() {
+    package func poke() {
         wake { poked = true }
     }
 
     /// What made the work fail is gone (storage takes writes again, `StorageHealth`): try now
     /// rather than at the end of the backoff (up to 30 s: a wall timer that fell due while the
     /// database was down would fire that late).
-    public func retryNow() {
+    package func retryNow() {
         wake {
             retryAsked = true
             poked = true
@@ -68,7 +68,7 @@ public final class BackgroundLoop: @unchecked Sendable {
     }
 
     /// Stops the loop and waits for its thread to finish.
-    public func stop() {
+    package func stop() {
         condition.lock()
         stopped = true
         condition.broadcast()

@@ -3,11 +3,11 @@ import TodayHost
 
 /// Closes sessions idle past their `ttlMs` and, with a retention, purges sessions closed for
 /// longer than it — on one thread that sleeps until the next idle expiry (or a minute).
-public final class SessionExpiry: @unchecked Sendable {
+package final class SessionExpiry: @unchecked Sendable {
     private let loop: BackgroundLoop
 
     /// `retentionMs`: purge closed sessions after this long; `nil` keeps them.
-    public init(store: SessionStore, retentionMs: Millis?, log: @escaping @Sendable (String) -> Void) {
+    package init(store: SessionStore, retentionMs: Millis?, log: @escaping @Sendable (String) -> Void) {
         loop = BackgroundLoop(
             name: "todaysim-expiry",
             nextWake: {
@@ -29,13 +29,13 @@ public final class SessionExpiry: @unchecked Sendable {
             })
     }
 
-    public func start() { loop.start() }
+    package func start() { loop.start() }
 
     /// A session with a `ttlMs` was created or touched: look again for the next expiry.
-    public func poke() { loop.poke() }
+    package func poke() { loop.poke() }
 
     /// Storage takes writes again: look now rather than at the end of the backoff.
-    public func retryNow() { loop.retryNow() }
+    package func retryNow() { loop.retryNow() }
 
-    public func stop() { loop.stop() }
+    package func stop() { loop.stop() }
 }

@@ -6,7 +6,7 @@ import TodayHost
 /// server runs on `SystemTime`; a test passes a `ManualTime`, which moves only when the test
 /// moves it and wakes every loop waiting on it, so the test moves time instead of racing it
 /// (as a session's virtual clock does for the rules).
-public protocol TimeSource: Sendable {
+package protocol TimeSource: Sendable {
     /// Now, as a Unix time in milliseconds.
     func nowMs() -> Millis
 
@@ -36,30 +36,30 @@ public protocol TimeSource: Sendable {
 
 extension TimeSource {
     /// `nowMs` as a date.
-    public var now: Date { Date(timeIntervalSince1970: Double(nowMs()) / 1000) }
+    package var now: Date { Date(timeIntervalSince1970: Double(nowMs()) / 1000) }
 
-    public func hasReached(_ deadline: Date) -> Bool { now >= deadline }
+    package func hasReached(_ deadline: Date) -> Bool { now >= deadline }
 }
 
 /// This machine's clock.
-public struct SystemTime: TimeSource {
-    public init() {}
+package struct SystemTime: TimeSource {
+    package init() {}
 
-    public func nowMs() -> Millis { Millis((Date().timeIntervalSince1970 * 1000).rounded(.down)) }
+    package func nowMs() -> Millis { Millis((Date().timeIntervalSince1970 * 1000).rounded(.down)) }
 
     /// Not rounded to the millisecond: a timed wait that ended is past its deadline by this
     /// reading too, so a loop comparing the two never spins through the rest of a millisecond.
-    public var now: Date { Date() }
+    package var now: Date { Date() }
 
-    public func wait(_ condition: NSCondition, until deadline: Date) -> Bool {
+    package func wait(_ condition: NSCondition, until deadline: Date) -> Bool {
         condition.wait(until: deadline)
     }
 
     /// Milliseconds since boot (`CLOCK_MONOTONIC`, through Dispatch's uptime).
-    public func steadyMs() -> Millis { Millis(DispatchTime.now().uptimeNanoseconds / 1_000_000) }
+    package func steadyMs() -> Millis { Millis(DispatchTime.now().uptimeNanoseconds / 1_000_000) }
 
     /// The time left.
-    public func pollTimeoutMs(untilSteadyMs end: Millis) -> Int32 {
+    package func pollTimeoutMs(untilSteadyMs end: Millis) -> Int32 {
         let (left, overflow) = end.subtractingReportingOverflow(steadyMs())
         guard !overflow, left > 0 else { return overflow ? Int32.max : 0 }
         return Int32(clamping: left)
@@ -70,7 +70,7 @@ public struct SystemTime: TimeSource {
 /// background: whatever waits on it (a background loop's next wake) wakes at each move and
 /// finds out whether its time came, so a test moves the clock past a due time and waits for
 /// the effect, with no real time in between to race.
-public final class ManualTime: TimeSource, @unchecked Sendable {
+package final class ManualTime: TimeSource, @unchecked Sendable {
     private let lock = NSLock()
     // Guarded by `lock`.
     private var ms: Millis
@@ -79,22 +79,22 @@ public final class ManualTime: TimeSource, @unchecked Sendable {
 
     /// `startMs`: the first reading (by default this machine's clock now; any value will do,
     /// since nothing waits on real time).
-    public init(startMs: Millis = SystemTime().nowMs()) {
+    package init(startMs: Millis = SystemTime().nowMs()) {
         ms = startMs
     }
 
-    public func nowMs() -> Millis { locked { ms } }
+    package func nowMs() -> Millis { locked { ms } }
 
     /// How many waits on this clock are in progress (a test knows a wait began by it).
-    public var waits: Int { locked { waiting.values.reduce(0) { $0 + $1.count } } }
+    package var waits: Int { locked { waiting.values.reduce(0) { $0 + $1.count } } }
 
     /// How many waits on this clock began, ever: a test that moved the clock knows a loop has
     /// looked at the new time and gone back to waiting when this grows.
-    public var waitsBegun: Int { locked { begun } }
+    package var waitsBegun: Int { locked { begun } }
 
     /// Moves the clock by `delta` ms (negative: back, as a system clock stepped by NTP does) and
     /// wakes everything waiting on it.
-    public func move(by delta: Millis) {
+    package func move(by delta: Millis) {
         let conditions = locked {
             ms += delta
             return waiting.values.map(\.condition)
@@ -106,7 +106,7 @@ public final class ManualTime: TimeSource, @unchecked Sendable {
         }
     }
 
-    public func wait(_ condition: NSCondition, until deadline: Date) -> Bool {
+    package func wait(_ condition: NSCondition, until deadline: Date) -> Bool {
         let key = ObjectIdentifier(condition)
         let due = locked {
             let due = reached(deadline)
@@ -130,12 +130,12 @@ public final class ManualTime: TimeSource, @unchecked Sendable {
 
     /// A `poll` cannot be woken by `move`, so it sleeps a few ms at a time and reads the clock
     /// again: a test that moves the clock past the deadline sees the wait end within a slice.
-    public func pollTimeoutMs(untilSteadyMs end: Millis) -> Int32 {
+    package func pollTimeoutMs(untilSteadyMs end: Millis) -> Int32 {
         steadyMs() >= end ? 0 : Self.pollSliceMs
     }
 
     /// The clock's own reading: it never jumps but when moved.
-    public func steadyMs() -> Millis { nowMs() }
+    package func steadyMs() -> Millis { nowMs() }
 
     /// How long a `poll` sleeps between two readings of this clock.
     static let pollSliceMs: Int32 = 5
@@ -143,7 +143,7 @@ public final class ManualTime: TimeSource, @unchecked Sendable {
     /// In whole milliseconds: a deadline made as a reading plus a delay (`now + 0.1`) is
     /// reached when the clock has moved by that delay, whatever the floating point of the two
     /// dates makes of it.
-    public func hasReached(_ deadline: Date) -> Bool { locked { reached(deadline) } }
+    package func hasReached(_ deadline: Date) -> Bool { locked { reached(deadline) } }
 
     /// `hasReached` for a caller already holding `lock`.
     private func reached(_ deadline: Date) -> Bool {

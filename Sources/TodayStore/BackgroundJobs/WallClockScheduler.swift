@@ -3,18 +3,18 @@ import Foundation
 /// One thread for every `wall` session (C1): it sleeps until the earliest pending timer of any
 /// of them is due, then lets the store fire what fell due. Writes to a `wall` session poke it,
 /// since they may have armed an earlier timer.
-public final class WallClockScheduler: Sendable {
+package final class WallClockScheduler: Sendable {
     private let loop: BackgroundLoop
 
     /// The longest the scheduler sleeps without looking at the database again. Other servers on
     /// the same database arm timers too, and one may die before any word of them reaches this
     /// one: its timers are then found by this look, at most this late. Short enough for a lost
     /// timer to be seconds late, not lost; one indexed query per interval costs nothing.
-    public static let defaultRescanInterval: TimeInterval = 2
+    package static let defaultRescanInterval: TimeInterval = 2
 
     /// `rescanInterval`: tests of the wake-ups make it long, so that a timer found only by the
     /// rescan shows as not fired rather than as seconds late.
-    public init(store: SessionStore, log: @escaping @Sendable (String) -> Void, rescanInterval: TimeInterval = defaultRescanInterval) {
+    package init(store: SessionStore, log: @escaping @Sendable (String) -> Void, rescanInterval: TimeInterval = defaultRescanInterval) {
         loop = BackgroundLoop(
             name: "todaysim-wall-clock",
             nextWake: {
@@ -31,13 +31,13 @@ public final class WallClockScheduler: Sendable {
             work: { try store.fireDueWallTimers() })
     }
 
-    public func start() { loop.start() }
+    package func start() { loop.start() }
 
     /// A `wall` session changed: look again for the earliest due timer.
-    public func poke() { loop.poke() }
+    package func poke() { loop.poke() }
 
     /// Storage takes writes again: fire what fell due without waiting out the backoff.
-    public func retryNow() { loop.retryNow() }
+    package func retryNow() { loop.retryNow() }
 
-    public func stop() { loop.stop() }
+    package func stop() { loop.stop() }
 }

@@ -17,26 +17,26 @@ import TodayHost
 /// others share, and thousands of tiny sessions thousands of commits. It is still all or
 /// nothing for readers: sessions stay hidden until one last transaction shows them all (see
 /// `MigrationTarget`), and a failed copy leaves nothing visible.
-public final class StoreMigration {
+package final class StoreMigration {
     /// What was copied.
-    public struct Summary: Equatable, Sendable, CustomStringConvertible {
-        public var sessions = 0
-        public var entries = 0
-        public var records = 0
-        public var violations = 0
-        public var keys = 0
+    package struct Summary: Equatable, Sendable, CustomStringConvertible {
+        package var sessions = 0
+        package var entries = 0
+        package var records = 0
+        package var violations = 0
+        package var keys = 0
 
-        public var description: String {
+        package var description: String {
             "\(sessions) sessions, \(entries) timeline entries, \(records) request records, \(violations) violations, \(keys) idempotency keys"
         }
     }
 
-    public static let defaultChunkRows = 1000
+    package static let defaultChunkRows = 1000
     /// A transaction is committed past this many bytes too (states and answers may be large).
     static let chunkBytes = 8 << 20
 
     /// The target, password masked: what messages may show.
-    public var targetName: String { target.name }
+    package var targetName: String { target.name }
     private let source: MigrationSource
     private let target: MigrationTarget
     private let unixNow: @Sendable () -> Millis
@@ -45,7 +45,7 @@ public final class StoreMigration {
     /// target (`uri`, PostgreSQL: reachable, its schema made or upgraded, holding no session).
     /// Every refusal is thrown here, before anything is copied; the source stays locked until
     /// `close`.
-    public init(from path: String, to uri: String, chunkRows: Int = StoreMigration.defaultChunkRows,
+    package init(from path: String, to uri: String, chunkRows: Int = StoreMigration.defaultChunkRows,
                 unixNow: @escaping @Sendable () -> Millis = SessionStore.systemUnixNow) throws(StoreError) {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
@@ -68,11 +68,11 @@ public final class StoreMigration {
     }
 
     /// Releases the source file's lock.
-    public func close() { source.close() }
+    package func close() { source.close() }
 
     /// Copies everything, then shows it. On failure nothing is visible in the target (what was
     /// copied is removed, or removed by the next run when the database was out of reach).
-    public func copy() throws(StoreError) -> Summary {
+    package func copy() throws(StoreError) -> Summary {
         do {
             try target.removeLeftovers()
             var summary = Summary()

@@ -3,15 +3,15 @@ import CPostgres
 /// A libpq connection string (`postgres://user:pass@host:port/db?…` or `host=… password=…`),
 /// shown only with its password masked: the string is given on the command line and by
 /// `TODAYSIM_DB`, and it must never reach a log line, an error or `/metrics` with the secret in it.
-public struct ConnectionString: Sendable, CustomStringConvertible {
-    public let value: String
+package struct ConnectionString: Sendable, CustomStringConvertible {
+    package let value: String
 
-    public init(_ value: String) { self.value = value }
+    package init(_ value: String) { self.value = value }
 
     /// The string with every password masked as `***`. Errs towards hiding too much: a URI's
     /// user info ends at its last `@` before the path, so an unencoded `@` in a password (which
     /// libpq itself misreads) is masked whole.
-    public var redacted: String {
+    package var redacted: String {
         var text = value
         if isURI {
             if let password = uriPassword { text.replaceSubrange(password, with: "***") }
@@ -22,7 +22,7 @@ public struct ConnectionString: Sendable, CustomStringConvertible {
         return text
     }
 
-    public var description: String { redacted }
+    package var description: String { redacted }
 
     /// `message` with every spelling of the password this string holds masked: libpq's own
     /// messages may quote a misread part of the string back (e.g. a host name taken from a

@@ -1,7 +1,7 @@
 /// Transactions on a `PostgresConnection`.
 extension PostgresConnection {
     /// How much a transaction sees of concurrent ones (PostgreSQL's default is read committed).
-    public enum Isolation: String, Sendable {
+    package enum Isolation: String, Sendable {
         case readCommitted = "READ COMMITTED"
         case repeatableRead = "REPEATABLE READ"
         case serializable = "SERIALIZABLE"
@@ -11,7 +11,7 @@ extension PostgresConnection {
     /// statement aborts the whole transaction (later ones fail with `25P02` and `COMMIT` quietly
     /// rolls back), so a body that catches a statement's error and goes on still ends in an
     /// error here rather than in a commit that did not happen.
-    public func transaction<T>(_ isolation: Isolation = .readCommitted, _ body: () throws -> T) throws -> T {
+    package func transaction<T>(_ isolation: Isolation = .readCommitted, _ body: () throws -> T) throws -> T {
         try execute("BEGIN ISOLATION LEVEL \(isolation.rawValue)")
         do {
             let result = try body()

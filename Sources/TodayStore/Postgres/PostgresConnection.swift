@@ -3,14 +3,14 @@ import Glibc
 
 /// Owns one libpq connection. Not thread-safe: its owner serializes access (libpq allows one
 /// statement in flight per connection).
-public final class PostgresConnection {
+package final class PostgresConnection {
     let handle: OpaquePointer
     /// Where this connects to, password masked: what errors and logs may show.
-    public let target: String
+    package let target: String
     /// How long one statement may take, from sending it to its last result; `nil`: no limit.
     /// Past it the connection is given up (`isBroken`), whatever the server does later — see
     /// `PostgresConnection+Deadline.swift`.
-    public var deadline: Duration?
+    package var deadline: Duration?
     /// What `deadline` is measured on: this machine's clock, or a test's (`ManualTime`).
     let time: any TimeSource
     /// Set when a statement outlived `deadline`: the connection is mid-statement, unusable.
@@ -20,7 +20,7 @@ public final class PostgresConnection {
     /// each attempt against an unreachable host; the string's own `connect_timeout` wins, as it
     /// does over `defaults` (other libpq keywords). `deadline`: see `deadline`; `time`: what it
     /// is measured on.
-    public init(uri: String, connectTimeout: Int = 10, defaults: [(String, String)] = [],
+    package init(uri: String, connectTimeout: Int = 10, defaults: [(String, String)] = [],
                 deadline: Duration? = nil, time: any TimeSource = SystemTime()) throws(PostgresError) {
         let connectionString = ConnectionString(uri)
         // Arrays are read in order and a later keyword wins, so the expanded `dbname` (the whole
@@ -58,15 +58,15 @@ public final class PostgresConnection {
     }
 
     /// `uri` with its password masked, for messages and logs.
-    public static func redacted(_ uri: String) -> String { ConnectionString(uri).redacted }
+    package static func redacted(_ uri: String) -> String { ConnectionString(uri).redacted }
 
     /// Whether the connection is gone (`CONNECTION_BAD`): every statement will fail; open another.
-    public var isBroken: Bool { abandoned || PQstatus(handle) == CONNECTION_BAD }
+    package var isBroken: Bool { abandoned || PQstatus(handle) == CONNECTION_BAD }
 
     /// Runs `sql`. Without parameters it may hold several statements (the result is the last
     /// one's, in text format); with parameters it is one statement and its result is binary.
     @discardableResult
-    public func execute(_ sql: String, _ parameters: [PostgresValue] = []) throws(PostgresError) -> PostgresResult {
+    package func execute(_ sql: String, _ parameters: [PostgresValue] = []) throws(PostgresError) -> PostgresResult {
         if parameters.isEmpty {
             return try exchange(sql) { PQsendQuery(handle, sql) }
         }
@@ -79,14 +79,14 @@ public final class PostgresConnection {
 
     /// Prepares `sql` once as `name` for `run`; parameter types are inferred from the statement
     /// (a `.bytes` parameter must stand where `bytea` is expected, e.g. a `bytea` column or `$1::bytea`).
-    public func prepare(_ name: String, _ sql: String) throws(PostgresError) {
+    package func prepare(_ name: String, _ sql: String) throws(PostgresError) {
         try exchange(sql) { PQsendPrepare(handle, name, sql, 0, nil) }
         prepared[name] = sql
     }
 
     /// Runs the statement prepared as `name`; the result is binary.
     @discardableResult
-    public func run(_ name: String, _ parameters: [PostgresValue] = []) throws(PostgresError) -> PostgresResult {
+    package func run(_ name: String, _ parameters: [PostgresValue] = []) throws(PostgresError) -> PostgresResult {
         let sql = prepared[name] ?? "prepared statement \(name)"
         return try exchange(sql) {
             PostgresParameters.withParameters(parameters) { count, _, values, lengths, formats in

@@ -5,7 +5,7 @@ import CPostgres
 /// Statements with parameters return binary values (bytea arrives as its raw bytes, integers as
 /// big-endian words); `execute` without parameters returns text. The readers accept both, by the
 /// column's format and type, so a caller never cares which path ran its statement.
-public final class PostgresResult {
+package final class PostgresResult {
     let handle: OpaquePointer
     let sql: String
 
@@ -18,23 +18,23 @@ public final class PostgresResult {
         PQclear(handle)
     }
 
-    public var rowCount: Int { Int(PQntuples(handle)) }
+    package var rowCount: Int { Int(PQntuples(handle)) }
 
-    public var columnCount: Int { Int(PQnfields(handle)) }
+    package var columnCount: Int { Int(PQnfields(handle)) }
 
     /// Rows an `INSERT`/`UPDATE`/`DELETE` touched (0 for other commands): a conditional update
     /// (`… WHERE version = $2`) reads 0 here when another writer got there first.
-    public var affectedRows: Int { Int(String(cString: PQcmdTuples(handle))) ?? 0 }
+    package var affectedRows: Int { Int(String(cString: PQcmdTuples(handle))) ?? 0 }
 
     /// The command tag, e.g. `COMMIT`, or `ROLLBACK` for a `COMMIT` of a failed transaction.
-    public var commandStatus: String { String(cString: PQcmdStatus(handle)) }
+    package var commandStatus: String { String(cString: PQcmdStatus(handle)) }
 
-    public func isNull(_ row: Int, _ column: Int) -> Bool {
+    package func isNull(_ row: Int, _ column: Int) -> Bool {
         PQgetisnull(handle, Int32(row), Int32(column)) == 1
     }
 
     /// An `int2`, `int4` or `int8` column.
-    public func int64(_ row: Int, _ column: Int) throws(PostgresError) -> Int64 {
+    package func int64(_ row: Int, _ column: Int) throws(PostgresError) -> Int64 {
         let raw = try value(row, column)
         guard isBinary(column) else {
             guard let number = Int64(String(decoding: raw, as: UTF8.self)) else {
@@ -59,7 +59,7 @@ public final class PostgresResult {
 
     /// A text-like column (`text`, `varchar`, `name`, `json`); from a text-format result, any
     /// column as PostgreSQL prints it.
-    public func text(_ row: Int, _ column: Int) throws(PostgresError) -> String {
+    package func text(_ row: Int, _ column: Int) throws(PostgresError) -> String {
         let raw = try value(row, column)
         let type = PQftype(handle, Int32(column))
         // In binary format these types are their UTF-8 text, nothing else is.
@@ -70,7 +70,7 @@ public final class PostgresResult {
     }
 
     /// A `bytea` column's bytes.
-    public func bytes(_ row: Int, _ column: Int) throws(PostgresError) -> [UInt8] {
+    package func bytes(_ row: Int, _ column: Int) throws(PostgresError) -> [UInt8] {
         let type = PQftype(handle, Int32(column))
         guard type == PostgresValue.TypeOID.bytea else { throw mismatch(column, "bytea", found: "type \(type)") }
         let raw = try value(row, column)

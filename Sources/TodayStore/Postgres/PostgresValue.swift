@@ -7,14 +7,14 @@
 /// 8-byte binary value sent for an `int4` parameter is a protocol error, while text is range
 /// checked like any literal. Twenty characters instead of eight bytes is nothing beside the round
 /// trip.
-public enum PostgresValue: Sendable, Equatable {
+package enum PostgresValue: Sendable, Equatable {
     case null
     case int64(Int64)
     case text(String)
     case bytes([UInt8])
 
-    public static func text(_ value: String?) -> PostgresValue { value.map(PostgresValue.text) ?? .null }
-    public static func int(_ value: Int) -> PostgresValue { .int64(Int64(value)) }
+    package static func text(_ value: String?) -> PostgresValue { value.map(PostgresValue.text) ?? .null }
+    package static func int(_ value: Int) -> PostgresValue { .int64(Int64(value)) }
 
     /// Type OIDs of `pg_type` this wrapper reads and writes (fixed by PostgreSQL's catalog).
     enum TypeOID {
@@ -80,19 +80,19 @@ enum PostgresParameters {
 /// in one statement through `unnest`.
 extension PostgresValue {
     /// A `bigint[]` literal; `nil` is `NULL`.
-    public static func int64Array(_ values: [Int64?]) -> PostgresValue {
+    package static func int64Array(_ values: [Int64?]) -> PostgresValue {
         .text("{" + values.map { $0.map(String.init) ?? "NULL" }.joined(separator: ",") + "}")
     }
 
     /// A text array literal of ids (`[A-Za-z0-9._-]` and the hidden `removing/`, `forking/`
     /// prefixes: nothing to quote, but quoted anyway).
-    public static func textArray(_ values: [String]) -> PostgresValue {
+    package static func textArray(_ values: [String]) -> PostgresValue {
         .text("{" + values.map { "\"" + $0.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\"" }
             .joined(separator: ",") + "}")
     }
 
     /// A `bytea[]` array literal in text form: each element `\x` and hex, quoted.
-    public static func byteaArray(_ values: [[UInt8]]) -> PostgresValue {
+    package static func byteaArray(_ values: [[UInt8]]) -> PostgresValue {
         let digits = Array("0123456789abcdef".utf8)
         var text: [UInt8] = [UInt8(ascii: "{")]
         for (index, bytes) in values.enumerated() {

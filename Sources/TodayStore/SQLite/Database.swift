@@ -1,13 +1,13 @@
 import CSQLite
 
 /// Owns one SQLite connection. Not thread-safe: its owner serializes access.
-public final class Database {
+package final class Database {
     let handle: OpaquePointer
-    public let path: String
+    package let path: String
 
     /// Opens (creating when missing) the database at `path`; `:memory:` for a throwaway one.
     /// `flags`: SQLite's open flags, e.g. read-only on a `file:` URI.
-    public init(path: String,
+    package init(path: String,
                 flags: Int32 = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX) throws(SQLiteError) {
         var connection: OpaquePointer?
         let code = sqlite3_open_v2(path, &connection, flags, nil)
@@ -32,24 +32,24 @@ public final class Database {
     }
 
     /// Runs one or more statements that return no rows.
-    public func execute(_ sql: String) throws(SQLiteError) {
+    package func execute(_ sql: String) throws(SQLiteError) {
         let code = sqlite3_exec(handle, sql, nil, nil, nil)
         guard code == SQLITE_OK else { throw error(code, sql: sql) }
     }
 
-    public func prepare(_ sql: String) throws(SQLiteError) -> Statement {
+    package func prepare(_ sql: String) throws(SQLiteError) -> Statement {
         try Statement(database: self, sql: sql)
     }
 
     /// The single integer a query such as `PRAGMA user_version` answers.
-    public func integer(_ sql: String) throws(SQLiteError) -> Int64 {
+    package func integer(_ sql: String) throws(SQLiteError) -> Int64 {
         let statement = try prepare(sql)
         guard try statement.step() else { throw SQLiteError(code: SQLITE_MISUSE, message: "no row", sql: sql) }
         return statement.int64(0)
     }
 
     /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT`, rolling back when it throws.
-    public func transaction<T>(_ body: () throws -> T) throws -> T {
+    package func transaction<T>(_ body: () throws -> T) throws -> T {
         try execute("BEGIN IMMEDIATE")
         do {
             let result = try body()
@@ -61,14 +61,14 @@ public final class Database {
         }
     }
 
-    public var changes: Int { Int(sqlite3_changes(handle)) }
+    package var changes: Int { Int(sqlite3_changes(handle)) }
 
     /// Whether SQLite opened the file read-only (it does so silently when it may not write).
-    public var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
+    package var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
 
     /// Whether the file this connection writes to is no longer the one at `path` (deleted,
     /// renamed or replaced): commits would go to a file nobody will open again.
-    public var fileHasMoved: Bool {
+    package var fileHasMoved: Bool {
         var moved: Int32 = 0
         guard sqlite3_file_control(handle, "main", SQLITE_FCNTL_HAS_MOVED, &moved) == SQLITE_OK else { return false }
         return moved != 0

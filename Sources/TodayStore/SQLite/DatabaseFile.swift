@@ -5,9 +5,9 @@ import Foundation
 /// opening is not harmless — SQLite creates `-wal`/`-shm` beside a WAL database and the
 /// migrations switch the journal mode — so another program's file is refused from its header,
 /// read with plain file I/O, and a file another todaysim serves is refused by its lock.
-public enum DatabaseFile {
+package enum DatabaseFile {
     /// `PRAGMA application_id` of todaysim's files: "TDSM".
-    public static let applicationId: Int32 = 0x5444_534D
+    package static let applicationId: Int32 = 0x5444_534D
 
     /// How a file on disk looks before it is opened.
     enum Kind: Equatable {

@@ -1,7 +1,7 @@
 /// How hard a commit waits for the disk. In WAL mode `NORMAL` loses nothing when the process
 /// is killed (only a power cut can drop the last commits); `FULL` also survives that, at an
 /// fsync per commit.
-public enum Durability: String, Sendable, CaseIterable {
+package enum Durability: String, Sendable, CaseIterable {
     case normal = "NORMAL"
     case full = "FULL"
 }

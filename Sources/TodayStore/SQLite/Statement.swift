@@ -1,18 +1,18 @@
 import CSQLite
 
 /// A value bound to a statement parameter.
-public enum SQLiteValue: Sendable {
+package enum SQLiteValue: Sendable {
     case null
     case integer(Int64)
     case text(String)
     case blob([UInt8])
 
-    public static func text(_ value: String?) -> SQLiteValue { value.map(SQLiteValue.text) ?? .null }
-    public static func integer(_ value: Int) -> SQLiteValue { .integer(Int64(value)) }
+    package static func text(_ value: String?) -> SQLiteValue { value.map(SQLiteValue.text) ?? .null }
+    package static func integer(_ value: Int) -> SQLiteValue { .integer(Int64(value)) }
 }
 
 /// A prepared statement, prepared once and reset between uses.
-public final class Statement {
+package final class Statement {
     let handle: OpaquePointer
     let sql: String
     private let database: Database
@@ -32,7 +32,7 @@ public final class Statement {
 
     /// Resets the statement and binds `values` to its parameters in order.
     @discardableResult
-    public func bind(_ values: [SQLiteValue]) throws(SQLiteError) -> Statement {
+    package func bind(_ values: [SQLiteValue]) throws(SQLiteError) -> Statement {
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
         for (offset, value) in values.enumerated() {
@@ -53,7 +53,7 @@ public final class Statement {
     }
 
     /// Advances to the next row; `false` when done.
-    public func step() throws(SQLiteError) -> Bool {
+    package func step() throws(SQLiteError) -> Bool {
         let code = sqlite3_step(handle)
         switch code {
         case SQLITE_ROW: return true
@@ -65,14 +65,14 @@ public final class Statement {
     }
 
     /// Runs a statement that returns no rows.
-    public func run(_ values: [SQLiteValue] = []) throws(SQLiteError) {
+    package func run(_ values: [SQLiteValue] = []) throws(SQLiteError) {
         try bind(values)
         while try step() {}
         sqlite3_reset(handle)
     }
 
     /// Every row, read by `row`.
-    public func rows<T>(_ values: [SQLiteValue] = [], _ row: (Statement) -> T) throws(SQLiteError) -> [T] {
+    package func rows<T>(_ values: [SQLiteValue] = [], _ row: (Statement) -> T) throws(SQLiteError) -> [T] {
         try bind(values)
         var result: [T] = []
         while try step() { result.append(row(self)) }
@@ -80,18 +80,18 @@ public final class Statement {
         return result
     }
 
-    public func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+    package func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
 
-    public func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+    package func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
 
-    public func int(_ column: Int32) -> Int { Int(sqlite3_column_int64(handle, column)) }
+    package func int(_ column: Int32) -> Int { Int(sqlite3_column_int64(handle, column)) }
 
-    public func text(_ column: Int32) -> String? {
+    package func text(_ column: Int32) -> String? {
         guard let pointer = sqlite3_column_text(handle, column) else { return nil }
         return String(cString: pointer)
     }
 
-    public func blob(_ column: Int32) -> [UInt8] {
+    package func blob(_ column: Int32) -> [UInt8] {
         let count = Int(sqlite3_column_bytes(handle, column))
         guard count > 0, let pointer = sqlite3_column_blob(handle, column) else { return [] }
         return Array(UnsafeRawBufferPointer(start: pointer, count: count))

@@ -5,7 +5,7 @@ import TodayHost
 /// version on shared storage, with the view's bytes encoded once per version.
 extension SessionStore {
     /// The session `id`; a `wall` session caught up with the real clock first.
-    public func session(_ id: String) throws(StoreError) -> StoredSession {
+    package func session(_ id: String) throws(StoreError) -> StoredSession {
         if let stored = cache.stored(id), !stored.isWall, try isCurrent(stored) { return stored }
         if storage.isShared {
             // Another server may have written it: read the row (a `wall` one is caught up below).
@@ -34,7 +34,7 @@ extension SessionStore {
     /// session's clock changes (every such change is an input or a fired timer, so it moves
     /// `version` or the timeline). Both from one read of the session: a write between two
     /// reads could otherwise pair old bytes with the new tag.
-    public func taggedView(_ id: String) throws(StoreError) -> (bytes: [UInt8], tag: String) {
+    package func taggedView(_ id: String) throws(StoreError) -> (bytes: [UInt8], tag: String) {
         let (bytes, stored) = try viewAndSession(id)
         return (bytes, Self.tag(stored))
     }
@@ -48,7 +48,7 @@ extension SessionStore {
     /// while its version is confirmed: `answer` gets the view, or `nil` when the cache cannot
     /// answer (not cached, a `wall` session, or stale: ask `taggedView`). `false`: nothing was
     /// started (storage this server alone writes answers `taggedView` at once).
-    public func cachedTaggedView(_ id: String,
+    package func cachedTaggedView(_ id: String,
                                  answer: @escaping @Sendable (Result<(bytes: [UInt8], tag: String)?, StoreError>) -> Void) -> Bool {
         guard let versionChecks else { return false }
         guard let (_, stored) = cache.view(id), !stored.isWall else {
@@ -69,7 +69,7 @@ extension SessionStore {
     }
 
     /// The session view's JSON bytes, from the cache when the session has not changed.
-    public func viewBytes(_ id: String) throws(StoreError) -> [UInt8] {
+    package func viewBytes(_ id: String) throws(StoreError) -> [UInt8] {
         try viewAndSession(id).bytes
     }
 
@@ -88,7 +88,7 @@ extension SessionStore {
 
     /// The view after a write (`Write.viewBytes`, encoded once), kept for the reads that
     /// follow. Called after the write committed, never inside it.
-    public func viewBytes(after write: Write) -> [UInt8] {
+    package func viewBytes(after write: Write) -> [UInt8] {
         let bytes = write.viewBytes
         if !write.stored.isWall { cache.remember(view: bytes, of: write.stored.id, version: write.stored.version) }
         return bytes

@@ -8,12 +8,12 @@ extension SessionStore {
     /// render the `200` answer to store with the input: a function of the writes alone (their
     /// entries, `Write.viewBytes`), given before the transaction and called inside it, so it
     /// must not call the store.
-    public struct Idempotency: Sendable {
-        public let key: String
-        public let fingerprint: [UInt8]
-        public let render: @Sendable ([Write]) -> [UInt8]
+    package struct Idempotency: Sendable {
+        package let key: String
+        package let fingerprint: [UInt8]
+        package let render: @Sendable ([Write]) -> [UInt8]
 
-        public init(key: String, fingerprint: [UInt8], render: @escaping @Sendable ([Write]) -> [UInt8]) {
+        package init(key: String, fingerprint: [UInt8], render: @escaping @Sendable ([Write]) -> [UInt8]) {
             self.key = key
             self.fingerprint = fingerprint
             self.render = render
@@ -21,7 +21,7 @@ extension SessionStore {
     }
 
     /// Forgets idempotency keys older than `windowMs`.
-    public func forgetIdempotencyKeys(olderThan windowMs: Millis) throws(StoreError) {
+    package func forgetIdempotencyKeys(olderThan windowMs: Millis) throws(StoreError) {
         _ = try writing { transaction throws(StoreError) in
             try transaction.forgetIdempotency(createdBefore: unixNow() - windowMs)
             return ((), nil)

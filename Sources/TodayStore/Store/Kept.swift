@@ -8,8 +8,8 @@ extension SessionStore {
     /// under its id with its final state and request ledger in one last transaction. A replay
     /// given up (a bad trace, a client gone mid-upload, a store error) is hidden again and
     /// removed by the reclaimer; a restart removes one a crash left half-made.
-    public final class KeptReplay: @unchecked Sendable {
-        public let id: String
+    package final class KeptReplay: @unchecked Sendable {
+        package let id: String
         private let store: SessionStore
         private let ord: Int64
         private let createdAtMs: Millis
@@ -23,7 +23,7 @@ extension SessionStore {
         }
 
         /// Stores the next entries of the replay's timeline (in `seq` order).
-        public func append(_ entries: [TimelineEntry]) throws(StoreError) {
+        package func append(_ entries: [TimelineEntry]) throws(StoreError) {
             guard !entries.isEmpty else { return }
             for start in stride(from: 0, to: entries.count, by: store.chunkRows) {
                 let chunk = entries[start..<min(start + store.chunkRows, entries.count)]
@@ -38,7 +38,7 @@ extension SessionStore {
         /// Shows the replay under its id, as it stands at the end of the trace: `session` its
         /// final state, `ledger` its request ledger. `409 session_exists` if the id was taken
         /// meanwhile (the replay is then given up).
-        public func finish(_ session: HostSession, ledger: InMemoryLedger) throws(StoreError) -> StoredSession {
+        package func finish(_ session: HostSession, ledger: InMemoryLedger) throws(StoreError) -> StoredSession {
             ended = true
             do throws(StoreError) {
                 return try store.writing { transaction throws(StoreError) in
@@ -55,7 +55,7 @@ extension SessionStore {
         }
 
         /// Gives the replay up: nothing of it is ever shown.
-        public func abandon() {
+        package func abandon() {
             guard !ended else { return }
             ended = true
             hide()
@@ -72,7 +72,7 @@ extension SessionStore {
 
     /// Starts keeping a replay as session `id` (`session`: the replay just created, on the
     /// virtual clock). `409 session_exists` when the id is taken.
-    public func keepReplay(_ session: HostSession, as id: String) throws(StoreError) -> KeptReplay {
+    package func keepReplay(_ session: HostSession, as id: String) throws(StoreError) -> KeptReplay {
         try writing { transaction throws(StoreError) in
             guard try transaction.session(id: id) == nil else { throw StoreError.sessionExists(id) }
             let now = unixNow()
@@ -84,11 +84,11 @@ extension SessionStore {
     }
 
     /// How many rows are hidden now (sessions being removed, forked or kept); for tests.
-    public var hiddenRowsForTesting: Int { (try? storage.hiddenRows()) ?? -1 }
+    package var hiddenRowsForTesting: Int { (try? storage.hiddenRows()) ?? -1 }
 
     /// Whether a session `id` exists (visible): a kept replay's id is looked at before its
     /// trace is read.
-    public func exists(_ id: String) throws(StoreError) -> Bool {
+    package func exists(_ id: String) throws(StoreError) -> Bool {
         do throws(StoreError) {
             _ = try session(id)
             return true

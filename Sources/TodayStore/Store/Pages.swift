@@ -4,14 +4,14 @@ import TodayHost
 /// Reads of many rows: session lists, timeline pages, a session's report and the violations
 /// across sessions.
 extension SessionStore {
-    public struct SessionPage: Sendable {
-        public var sessions: [StoredSession]
+    package struct SessionPage: Sendable {
+        package var sessions: [StoredSession]
         /// The cursor of the next page; `nil` at the end.
-        public var next: String?
+        package var next: String?
     }
 
     /// Sessions oldest first, filtered by `uid`, `label` and closed-ness.
-    public func list(uid: String?, label: String?, closed: Bool?, limit: Int, after cursor: String?) throws(StoreError) -> SessionPage {
+    package func list(uid: String?, label: String?, closed: Bool?, limit: Int, after cursor: String?) throws(StoreError) -> SessionPage {
         let afterOrd = cursor.flatMap { Int64($0) } ?? 0
         let rows = try storage.listSessions(afterOrd: afterOrd, uid: uid, label: label, closed: closed, limit: limit + 1)
         var sessions: [StoredSession] = []
@@ -32,19 +32,19 @@ extension SessionStore {
         return SessionPage(sessions: sessions, next: next)
     }
 
-    public struct TimelinePage: Sendable {
+    package struct TimelinePage: Sendable {
         /// Each entry's JSON text, as stored.
-        public var entries: [[UInt8]]
-        public var next: Int
-        public var more: Bool
+        package var entries: [[UInt8]]
+        package var next: Int
+        package var more: Bool
         /// The session's last `seq` when the page was read (its `ETag`).
-        public var lastSeq: Int
+        package var lastSeq: Int
         /// The session's row (`StoredSession.ord`) the entries are of.
-        public var ord: Int64
+        package var ord: Int64
     }
 
     /// Entries after `seq`, oldest first, optionally of one kind.
-    public func timeline(_ id: String, after seq: Int, limit: Int, kind: String?) throws(StoreError) -> TimelinePage {
+    package func timeline(_ id: String, after seq: Int, limit: Int, kind: String?) throws(StoreError) -> TimelinePage {
         let stored = try session(id)
         guard let rows = try storage.timeline(id: id, ord: stored.ord, after: seq, kind: kind, limit: limit + 1) else {
             throw .sessionNotFound(id)
@@ -55,7 +55,7 @@ extension SessionStore {
     }
 
     /// The session's verdict (M1–M9): its violations and how each native request ended.
-    public func report(_ id: String) throws(StoreError) -> SessionReport {
+    package func report(_ id: String) throws(StoreError) -> SessionReport {
         let ord = try session(id).ord
         guard let (violations, blobs) = try storage.reportRows(id: id, ord: ord) else { throw .sessionNotFound(id) }
         var records: [RequestRecord] = []
@@ -69,14 +69,14 @@ extension SessionStore {
         return SessionReport(sessionId: id, violations: entries, records: records)
     }
 
-    public struct ViolationPage: Sendable {
+    package struct ViolationPage: Sendable {
         /// Each violation's session id and its timeline entry's JSON as stored.
-        public var violations: [(sessionId: String, entry: [UInt8])]
-        public var next: String?
+        package var violations: [(sessionId: String, entry: [UInt8])]
+        package var next: String?
     }
 
     /// Violations across sessions, newest last, filtered by the sessions' `uid` and by `code`.
-    public func violations(uid: String?, label: String? = nil, code: String?, limit: Int,
+    package func violations(uid: String?, label: String? = nil, code: String?, limit: Int,
                            after cursor: String?) throws(StoreError) -> ViolationPage {
         let after = cursor.flatMap { Int64($0) } ?? 0
         let rows = try storage.violations(after: after, uid: uid, label: label, code: code, limit: limit + 1)

@@ -10,7 +10,7 @@ import TodayHost
 extension SessionStore {
     /// Rows one reclaiming or copying transaction moves, unless the store was opened with
     /// another `chunkRows`.
-    public static let defaultChunkRows = 2000
+    package static let defaultChunkRows = 2000
 
     /// The reclaimer's work: deletes the rows of sessions being removed, one chunk per
     /// transaction, until none is left.
@@ -29,7 +29,7 @@ extension SessionStore {
     /// timeline, ledger and violations, so a suite can branch one scenario several ways. The
     /// copy is made hidden, its timeline copied a chunk per transaction (up to the source's
     /// `seq` when the fork began), and revealed under its id at the end.
-    public func fork(_ id: String, as newId: String?) throws(StoreError) -> StoredSession {
+    package func fork(_ id: String, as newId: String?) throws(StoreError) -> StoredSession {
         let forkId = newId ?? UUID().uuidString.lowercased()
         let (source, copy) = try writing { transaction throws(StoreError) -> ((StoredSession, StoredSession), StoredSession?) in
             let source = try current(id, transaction)

@@ -8,13 +8,13 @@ import Foundation
 extension SessionStore {
     /// Calls `observer` when another server left a `wall` session with a pending timer (its
     /// next due time may have moved), or when such news may have been lost.
-    public func observeWallTimerChanges(_ observer: @escaping @Sendable () -> Void) {
+    package func observeWallTimerChanges(_ observer: @escaping @Sendable () -> Void) {
         remoteObservers.add(wallTimers: observer)
     }
 
     /// Calls `observer` when what other servers wrote for a while is unknown (the news was
     /// lost): everything that waits for a session to change should look again.
-    public func observeUnknownChanges(_ observer: @escaping @Sendable () -> Void) {
+    package func observeUnknownChanges(_ observer: @escaping @Sendable () -> Void) {
         remoteObservers.add(unknown: observer)
     }
 

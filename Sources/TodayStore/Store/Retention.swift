@@ -6,7 +6,7 @@ import TodayHost
 extension SessionStore {
     /// Closes (tears down, kept readable) every session idle past its `ttlMs`; returns their ids.
     @discardableResult
-    public func closeIdleSessions() throws(StoreError) -> [String] {
+    package func closeIdleSessions() throws(StoreError) -> [String] {
         let idle = try storage.idleSessions(nowMs: unixNow())
         var closed: [String] = []
         for id in idle {
@@ -24,18 +24,18 @@ extension SessionStore {
     }
 
     /// Unix time (ms) when the next idle session expires.
-    public func nextIdleExpiryUnixMs() throws(StoreError) -> Millis? {
+    package func nextIdleExpiryUnixMs() throws(StoreError) -> Millis? {
         try storage.nextIdleExpiry()
     }
 
     /// Unix time (ms) when the longest-closed session was closed.
-    public func earliestClosedAtUnixMs() throws(StoreError) -> Millis? {
+    package func earliestClosedAtUnixMs() throws(StoreError) -> Millis? {
         try storage.earliestClosedAt()
     }
 
     /// Purges sessions closed for longer than `retentionMs`; returns how many.
     @discardableResult
-    public func purgeClosed(olderThan retentionMs: Millis) throws(StoreError) -> Int {
+    package func purgeClosed(olderThan retentionMs: Millis) throws(StoreError) -> Int {
         try purgeSessions { transaction throws(StoreError) in
             try transaction.closedSessions(closedBeforeMs: unixNow() - retentionMs)
         }
@@ -43,14 +43,14 @@ extension SessionStore {
 
     /// Ends and deletes every session with `label` (or, with `nil`, every session): rows,
     /// timelines, ledgers and violations. Returns how many were deleted.
-    public func purge(label: String?) throws(StoreError) -> Int {
+    package func purge(label: String?) throws(StoreError) -> Int {
         try purgeSessions { transaction throws(StoreError) in try transaction.sessionsToPurge(label: label) }
     }
 
     /// Ends and deletes session `id`, as `purge(label:)` does; `false` when there is none. With
     /// `label` (a label-bound token's), only a session of that label: checked in the purge's own
     /// transaction, so an id purged and created under another label meanwhile is not removed.
-    public func purge(id: String, label: String? = nil) throws(StoreError) -> Bool {
+    package func purge(id: String, label: String? = nil) throws(StoreError) -> Bool {
         try purgeSessions { transaction throws(StoreError) in
             guard let row = try transaction.session(id: id) else { return [] }
             if let label, try StoredSession.decode(row.state).config.label != label { return [] }

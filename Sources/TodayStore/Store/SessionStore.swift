@@ -14,7 +14,7 @@ import TodayHost
 /// reports), `WallTimers.swift`, `Retention.swift` (idle expiry, purges) and `Removal.swift`
 /// (the reclaimer, forks in chunks), `Replicas.swift` (other servers on shared storage),
 /// `Kept.swift` (replays kept as sessions).
-public final class SessionStore: @unchecked Sendable {
+package final class SessionStore: @unchecked Sendable {
     let storage: any SessionStorage
     let cache: SessionCache
     /// Concurrent reads' version checks, one query for all waiting (shared storage only).
@@ -23,11 +23,11 @@ public final class SessionStore: @unchecked Sendable {
     /// Deletes the rows of removed sessions in small transactions (`Removal.swift`).
     private(set) var reclaimer: BackgroundLoop?
     /// What the store counts for `/metrics`.
-    public let metrics = Metrics()
+    package let metrics = Metrics()
     /// Whether other servers write the same sessions (PostgreSQL).
-    public var isShared: Bool { storage.isShared }
+    package var isShared: Bool { storage.isShared }
     /// Whether the storage takes writes, for `/readyz`.
-    public var health: StorageHealth { storage.health }
+    package var health: StorageHealth { storage.health }
     /// Rows one reclaiming or copying transaction moves (`Removal.swift`).
     let chunkRows: Int
     private let observersLock = NSLock()
@@ -38,14 +38,14 @@ public final class SessionStore: @unchecked Sendable {
 
     /// Calls `observer` with the ids of the sessions whose timeline grew (or that were purged),
     /// after each commit.
-    public func observeChanges(_ observer: @escaping @Sendable ([String]) -> Void) {
+    package func observeChanges(_ observer: @escaping @Sendable ([String]) -> Void) {
         observersLock.lock()
         observers.append(observer)
         observersLock.unlock()
     }
 
     /// Sessions by status, for `/metrics`.
-    public func sessionCounts() throws(StoreError) -> (active: Int, closed: Int) {
+    package func sessionCounts() throws(StoreError) -> (active: Int, closed: Int) {
         var counts = (active: 0, closed: 0)
         for (closed, count) in try storage.sessionCounts() {
             if closed == 0 { counts.active = count } else { counts.closed = count }
@@ -63,21 +63,21 @@ public final class SessionStore: @unchecked Sendable {
 
     /// The real time the store reads (`wall` sessions, idle expiry, retention) and its
     /// background jobs wait on: `SystemTime`, or a test's.
-    public let time: any TimeSource
+    package let time: any TimeSource
     let unixNow: @Sendable () -> Millis
     /// Whether the database's clock, not `unixNow`, says when a `wall` timer is due and where a
     /// `wall` session's clock starts: on shared storage with no clock given (servers' clocks
     /// differ; the database's is one for all, `PostgresClock`).
     let dueByDatabaseClock: Bool
 
-    public static let systemUnixNow: @Sendable () -> Millis = {
+    package static let systemUnixNow: @Sendable () -> Millis = {
         Millis((Date().timeIntervalSince1970 * 1000).rounded(.down))
     }
 
     /// Opens (creating and migrating) the SQLite database at `path`, or `:memory:`
     /// (`SQLiteStorage`: one server per file, refused when damaged or another program's).
     /// `chunkRows`: rows per transaction when removing or forking a session (tests make it small).
-    public convenience init(path: String, durability: Durability = .normal, cacheCapacity: Int = 4096,
+    package convenience init(path: String, durability: Durability = .normal, cacheCapacity: Int = 4096,
                             chunkRows: Int = SessionStore.defaultChunkRows,
                             unixNow: (@Sendable () -> Millis)? = nil, time: (any TimeSource)? = nil) throws(StoreError) {
         self.init(storage: try SQLiteStorage(path: path, durability: durability), cacheCapacity: cacheCapacity,
@@ -88,7 +88,7 @@ public final class SessionStore: @unchecked Sendable {
     /// number of servers) or else the path of a SQLite file (or `:memory:`).
     /// `statementDeadline`: how long one PostgreSQL statement may take before the database is
     /// taken as frozen (`serve --statement-timeout-seconds`; SQLite has none).
-    public static func open(_ database: String, durability: Durability = .normal, cacheCapacity: Int = 4096,
+    package static func open(_ database: String, durability: Durability = .normal, cacheCapacity: Int = 4096,
                             chunkRows: Int = SessionStore.defaultChunkRows,
                             unixNow: (@Sendable () -> Millis)? = nil, time: (any TimeSource)? = nil,
                             statementDeadline: Duration = SessionStore.defaultStatementDeadline) throws(StoreError) -> SessionStore {
@@ -101,10 +101,10 @@ public final class SessionStore: @unchecked Sendable {
     }
 
     /// The PostgreSQL statement deadline when none is set (5 s).
-    public static var defaultStatementDeadline: Duration { PostgresStorage.defaultStatementDeadline }
+    package static var defaultStatementDeadline: Duration { PostgresStorage.defaultStatementDeadline }
 
     /// Whether `database` names a PostgreSQL server rather than a SQLite file.
-    public static func isPostgres(_ database: String) -> Bool {
+    package static func isPostgres(_ database: String) -> Bool {
         database.hasPrefix("postgres://") || database.hasPrefix("postgresql://")
     }
 
@@ -147,7 +147,7 @@ public final class SessionStore: @unchecked Sendable {
 
     /// Stops writing and releases the storage (a SQLite file's lock, so another server may
     /// open it). Writes after it fail; reads still answer.
-    public func close() {
+    package func close() {
         reclaimer?.stop()
         groupCommit.stop()
         versionChecks?.stop()
@@ -163,7 +163,7 @@ public final class SessionStore: @unchecked Sendable {
 
     /// For `/readyz`: when storage is degraded, tries one small write (at most once a second)
     /// so readiness comes back as soon as the storage takes writes again, even with no traffic.
-    public func probeStorage() {
+    package func probeStorage() {
         storage.probe()
     }
 }

@@ -7,7 +7,7 @@ extension SessionStore {
     /// Fires the timers of every `wall` session that fell due by now (C1), each session in its
     /// own transaction. Returns the ids of the sessions that changed.
     @discardableResult
-    public func fireDueWallTimers() throws(StoreError) -> [String] {
+    package func fireDueWallTimers() throws(StoreError) -> [String] {
         var fired: [String] = []
         for id in try storage.dueWallSessions(nowMs: dueByDatabaseClock ? nil : unixNow()) {
             do throws(StoreError) {
@@ -26,7 +26,7 @@ extension SessionStore {
     /// When, on this machine's clock, the earliest pending timer among `wall` sessions is due:
     /// by the database's clock, the delay it reports from now (this machine's clock may be
     /// off); otherwise the due time read as a Unix time (a test's clock's too).
-    public func nextWallDueDate() throws(StoreError) -> Date? {
+    package func nextWallDueDate() throws(StoreError) -> Date? {
         guard dueByDatabaseClock else { return try storage.nextWallDue().map { Date(timeIntervalSince1970: Double($0) / 1000) } }
         return try storage.nextWallDelay().map { time.now.addingTimeInterval(Double($0) / 1000) }
     }

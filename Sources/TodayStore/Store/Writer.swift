@@ -6,27 +6,27 @@ import TodayHost
 extension SessionStore {
     /// What one write committed: the engine's answer, the session after it, and each new
     /// timeline entry's JSON exactly as stored.
-    public struct Write: Sendable {
-        public var applied: Applied
-        public var stored: StoredSession
-        public var entries: [[UInt8]]
+    package struct Write: Sendable {
+        package var applied: Applied
+        package var stored: StoredSession
+        package var entries: [[UInt8]]
         let encodedView = EncodedView()
 
         /// The session view after this write, encoded at most once, by whoever answers with it
         /// first (an answer made in the transaction under an `Idempotency-Key`, or after it);
         /// the store keeps it for the reads that follow. Reading it never calls the store.
-        public var viewBytes: [UInt8] { encodedView.bytes(of: stored) }
+        package var viewBytes: [UInt8] { encodedView.bytes(of: stored) }
     }
 
     /// About the most a batch's answer may hold (each step's entries and session view): past it
     /// the batch is refused whole before it commits. A batch of inputs that each add to the view
     /// (pending requests) once answered 48 MiB for 38,000 steps.
-    public static let maximumBatchAnswerBytes = 8 << 20
+    package static let maximumBatchAnswerBytes = 8 << 20
 
 
     /// Creates a session (H1): `id` is the caller's or a new UUID.
     /// `ttlMs`: close the session (kept readable) after this long with no input.
-    public func create(id: String?, config: SessionConfig, ttlMs: Millis? = nil) throws(StoreError) -> Write {
+    package func create(id: String?, config: SessionConfig, ttlMs: Millis? = nil) throws(StoreError) -> Write {
         let sessionId = id ?? UUID().uuidString.lowercased()
         let created: (HostSession, Applied)
         do throws(InputError) {
@@ -51,13 +51,13 @@ extension SessionStore {
 
     /// One step of a batch: an input, or one made from the session as it stands at that step
     /// (a script's `$ref`).
-    public enum Step: Sendable {
+    package enum Step: Sendable {
         case input(Input)
         case resolve(@Sendable (HostSession) -> Result<Input, StepFailure>)
     }
 
     /// What an accepted batch got.
-    public enum Submitted: Sendable {
+    package enum Submitted: Sendable {
         /// Applied now: what each step wrote, and, under an `Idempotency-Key`, the answer stored
         /// with them.
         case applied([Write], answer: [UInt8]?)
@@ -74,7 +74,7 @@ extension SessionStore {
     /// `expectedVersion` (`If-Match`) the steps are refused, changing nothing, when the session
     /// is no longer at that version; with `idempotency` the answer is stored with them, or the
     /// stored one is given back (`Idempotency.swift`).
-    public func apply(steps: [Step], to id: String, ifVersion expectedVersion: Int? = nil, idempotency: Idempotency? = nil,
+    package func apply(steps: [Step], to id: String, ifVersion expectedVersion: Int? = nil, idempotency: Idempotency? = nil,
                       completion: @escaping @Sendable (Result<Submitted, StoreError>) -> Void) {
         let pending = GroupCommit.Pending(steps: steps, sessionId: id, expectedVersion: expectedVersion) { _ in }
         pending.idempotency = idempotency
