@@ -770,7 +770,7 @@ export type Verdict = {
   /** The trace header's `host`. */
   host: string | null;
   toleranceMs: number;
-  /** Where the trace ends (its header's `endMs`, else its last line's time). */
+  /** Where the trace ends (its end line's `atMs`, its header's `endMs`, else its last line's time). */
   endMs: number;
   /** How many outputs of each recorded kind were compared (the larger side). */
   judged: { [key: string]: number };
@@ -781,11 +781,14 @@ export type Verdict = {
   /**
    * Only when there are some: each unknown field of the trace's inputs, read as under
    * `fieldValidation=Warn` (the input replayed without it), with its line; the creation's
-   * input is checked, a Web event's fields are Web's own (H21). At most 1,000 listed.
+   * input is checked, a Web event's fields are Web's own (H21). At most 1,000 listed. A
+   * trace with neither an end line (`{"atMs": T, "kind": "end"}`) nor `endMs` has one
+   * more, always listed, on its last line: `field` `end`, `detail` naming the timers
+   * the replay had pending there, which were not judged.
    */
   warnings?: {
     line: number;
-    /** Within the line, such as `data.input.requestID`. */
+    /** Within the line, such as `data.input.requestID`; `end` for a trace without an end line. */
     field: string;
     detail: string;
   }[];
