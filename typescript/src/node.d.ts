@@ -51,6 +51,7 @@ declare module "node:fs/promises" {
   function mkdtemp(prefix: string): Promise<string>;
   function rm(path: string, options?: { recursive?: boolean; force?: boolean }): Promise<void>;
   function stat(path: string): Promise<{ size: number }>;
+  function chmod(path: string, mode: number): Promise<void>;
 }
 
 declare module "node:os" {

@@ -21,7 +21,19 @@ export interface ServerOptions {
   token?: string;
   /** How long it may take to listen and answer /healthz, in ms (default 60,000: a loaded CI machine starts it slowly). */
   startTimeoutMs?: number;
+  /** `--port` (default 0: the kernel picks a free one); a fixed port lets a test restart a server where its clients expect it. */
+  port?: number;
 }
+
+/** What to do about a server that could not start, by what went wrong. */
+const FIXES = {
+  missing: "set TODAYSIM_BIN to the todaysim binary (in a todaysim clone: Scripts/run prints where it is), "
+    + "or put todaysim on PATH (Scripts/run --install-link ~/.local/bin)",
+  notExecutable: "make it executable (chmod +x), or set TODAYSIM_BIN to the todaysim binary",
+  portTaken: "the port is taken: pass another `port` (or 0, the default, for a free one) or stop what listens there",
+  exited: "its last lines above say why; run the same command by hand to see it whole",
+  silent: "a loaded machine may need a larger `startTimeoutMs`; its last lines above show how far it got",
+};
 
 const LISTENING = /listening on (http:\/\/[0-9.]+:\d+)/;
 
@@ -43,7 +55,7 @@ export class TodaysimServer {
   static async start(options: ServerOptions = {}): Promise<TodaysimServer> {
     const { spawn } = await import("node:child_process");
     const binary = options.binary ?? process.env.TODAYSIM_BIN ?? "todaysim";
-    const command = ["serve", "--host", "127.0.0.1", "--port", "0", "--db", options.db ?? ":memory:"];
+    const command = ["serve", "--host", "127.0.0.1", "--port", String(options.port ?? 0), "--db", options.db ?? ":memory:"];
     if (options.allowOrigin !== null) command.push("--allow-origin", options.allowOrigin ?? "*");
     if (options.token) command.push("--token", options.token);
     command.push(...(options.args ?? []));
@@ -52,14 +64,25 @@ export class TodaysimServer {
     const decoder = new TextDecoder();
     let partial = "";
     let exited: { code: number | null; signal: string | null } | undefined;
+    // A process that never started (no such file, not executable) sends `error` and no `exit`:
+    // either ends it, so the clean-up never waits for an exit that will not come.
     const exit = new Promise<number | null>((resolve) => {
       child.on("exit", (code, signal) => {
         exited = { code, signal };
         resolve(code);
       });
+      child.on("error", () => {
+        if (child.pid !== undefined) return;
+        exited = { code: null, signal: null };
+        resolve(null);
+      });
     });
     const listening = new Promise<string>((resolve, reject) => {
-      child.on("error", (error) => reject(new Error(`cannot run ${binary}: ${error.message} (set TODAYSIM_BIN to the todaysim binary)`)));
+      child.on("error", (error) => {
+        const code = (error as Error & { code?: string }).code;
+        const fix = code === "EACCES" ? FIXES.notExecutable : FIXES.missing;
+        reject(new Error(`cannot run ${binary}: ${error.message}: ${fix}`));
+      });
       child.stderr?.on("data", (chunk) => {
         const lines = (partial + decoder.decode(chunk, { stream: true })).split("\n");
         partial = lines.pop() ?? "";
@@ -70,7 +93,11 @@ export class TodaysimServer {
           if (found) resolve(found[1]);
         }
       });
-      void exit.then((code) => reject(new Error(`todaysim exited (${code ?? exited?.signal}) before it listened:\n${log.slice(-20).join("\n")}`)));
+      void exit.then((code) => {
+        const last = log.slice(-20).join("\n");
+        const fix = /address already in use/i.test(last) ? FIXES.portTaken : FIXES.exited;
+        reject(new Error(`todaysim exited (${code ?? exited?.signal ?? "it never started"}) before it listened: ${fix}\n${last}`));
+      });
     });
     const stopper = async (timeoutMs = 60_000): Promise<number | null> => {
       if (exited) return exited.code;
@@ -85,7 +112,8 @@ export class TodaysimServer {
     const deadline = Date.now() + (options.startTimeoutMs ?? 60_000);
     let url: string;
     try {
-      url = await withDeadline(listening, deadline, () => `todaysim did not listen within ${options.startTimeoutMs ?? 60_000} ms:\n${log.slice(-20).join("\n")}`);
+      url = await withDeadline(listening, deadline,
+        () => `todaysim did not listen within ${options.startTimeoutMs ?? 60_000} ms: ${FIXES.silent}\n${log.slice(-20).join("\n")}`);
       const client = new Client({ baseUrl: url, token: options.token, timeoutMs: 5_000 });
       // Listening is announced before the first answer may be ready: wait for /healthz itself.
       for (;;) {
@@ -94,7 +122,7 @@ export class TodaysimServer {
           break;
         } catch (error) {
           if (!(error instanceof TodaysimError) || exited || Date.now() > deadline) {
-            throw new Error(`todaysim never answered /healthz: ${String(error)}\n${log.slice(-20).join("\n")}`);
+            throw new Error(`todaysim never answered /healthz at ${url}: ${String(error)}: ${FIXES.silent}\n${log.slice(-20).join("\n")}`);
           }
           await new Promise((resolve) => setTimeout(resolve, 50));
         }

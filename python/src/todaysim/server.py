@@ -18,6 +18,16 @@ from .client import Client, TodaysimError
 
 LISTENING = re.compile(r"listening on (http://[0-9.]+:\d+)")
 
+# What to do about a server that could not start, by what went wrong (as the TypeScript package says).
+FIXES = {
+    "missing": "set TODAYSIM_BIN to the todaysim binary (in a todaysim clone: Scripts/run prints where it is), "
+               "or put todaysim on PATH (Scripts/run --install-link ~/.local/bin)",
+    "not_executable": "make it executable (chmod +x), or set TODAYSIM_BIN to the todaysim binary",
+    "port_taken": "the port is taken: pass another port (or 0, the default, for a free one) or stop what listens there",
+    "exited": "its last lines above say why; run the same command by hand to see it whole",
+    "silent": "a loaded machine may need a larger start_timeout; its last lines above show how far it got",
+}
+
 
 def find_binary() -> str:
     """`TODAYSIM_BIN`, else `todaysim` on PATH; a clear error when neither is there."""
@@ -60,8 +70,12 @@ class Server:
             command += ["--token", self.token]
         command += self.args
         self.url = None
-        process = self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                                  stderr=subprocess.PIPE, text=True, errors="replace")
+        try:
+            process = self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                                      stderr=subprocess.PIPE, text=True, errors="replace")
+        except OSError as error:
+            fix = FIXES["not_executable"] if isinstance(error, PermissionError) else FIXES["missing"]
+            raise RuntimeError(f"cannot run {self.binary}: {error.strerror}: {fix}") from None
         stderr = process.stderr
         assert stderr is not None  # stderr=PIPE
         found = threading.Event()
@@ -78,8 +92,13 @@ class Server:
         threading.Thread(target=read_log, name="todaysim-log", daemon=True).start()
         found.wait(self.start_timeout)
         if self.url is None:
-            self.stop()
-            raise RuntimeError(f"todaysim did not start ({' '.join(command)}): " + "\n".join(list(self.log_lines)[-20:]))
+            code = self.stop()
+            last = "\n".join(list(self.log_lines)[-20:])
+            if process.returncode is not None and found.is_set() and code is not None and code >= 0:
+                fix = FIXES["port_taken"] if "address already in use" in last.lower() else FIXES["exited"]
+                raise RuntimeError(f"todaysim exited ({code}) before it listened: {fix}\n{' '.join(command)}\n{last}")
+            raise RuntimeError(f"todaysim did not listen within {self.start_timeout:g} s: {FIXES['silent']}\n"
+                               f"{' '.join(command)}\n{last}")
         with self.client() as client:
             end = time.monotonic() + self.start_timeout
             while True:
@@ -89,7 +108,8 @@ class Server:
                 except TodaysimError:
                     if time.monotonic() > end or process.poll() is not None:
                         self.stop()
-                        raise RuntimeError("todaysim never answered /healthz: " + "\n".join(list(self.log_lines)[-20:])) from None
+                        raise RuntimeError(f"todaysim never answered /healthz at {self.url}: {FIXES['silent']}\n"
+                                           + "\n".join(list(self.log_lines)[-20:])) from None
                     time.sleep(0.05)
         return self
 
