@@ -64,6 +64,21 @@ def test_a_page_that_never_settles_is_an_error_not_a_breach(pages: str, bridged_
     assert "did not settle within 2.0 s" in str(missed.value) and "'requests': 1" in str(missed.value)
 
 
+def test_a_page_without_the_bridge_is_told_to_load_it(pages: str, bridged_page: OpenBridgedPage) -> None:
+    """Issue 45, item 2: the most common mistake, said first in the timeout's message."""
+    with pytest.raises(SettleTimeout) as missed:
+        bridged_page(pages + "/pages/no-bridge.html")
+    assert "did not settle within 2.0 s: the page never loaded /bridge.js (it must, from its `todaysim` and `session` " \
+           "query parameters" in str(missed.value), str(missed.value)
+    assert "'bridge': False" in str(missed.value)
+
+
+def test_a_page_with_the_bridge_is_not_told_to_load_it(pages: str, bridged_page: OpenBridgedPage) -> None:
+    with pytest.raises(SettleTimeout) as missed:
+        bridged_page(pages + "/pages/timer.html?hang=1")
+    assert "never loaded /bridge.js" not in str(missed.value)
+
+
 def test_the_timer_tracker_is_the_one_shared_file() -> None:
     """The installed package carries Web/virtual-time.js itself (a file, not the repository's
     link), and BridgedPage adds exactly that script: one tracker for Python and TypeScript."""

@@ -86,6 +86,7 @@ declare module "node:assert/strict" {
     notEqual(actual: unknown, expected: unknown, message?: string): void;
     deepEqual<T>(actual: unknown, expected: T, message?: string): asserts actual is T;
     match(value: string, pattern: RegExp, message?: string): void;
+    doesNotMatch(value: string, pattern: RegExp, message?: string): void;
     rejects(block: Promise<unknown> | (() => Promise<unknown>), check?: RegExp | ((error: unknown) => boolean), message?: string): Promise<void>;
     throws(block: () => unknown, check?: RegExp | ((error: unknown) => boolean), message?: string): void;
     fail(message?: string): never;

@@ -153,6 +153,10 @@ export type Step = Operations["steps"]["body"][number];
  * The page and the session did not settle within the wall deadline: an error of the test or
  * its environment (a page that never stops working), never a contract breach.
  */
+/** What a settle's timeout says when the page has no bridge: the most common cause, said first. */
+export const NO_BRIDGE = "the page never loaded /bridge.js (it must, from its `todaysim` and `session` query parameters: " +
+  "<script src=\"${todaysim}/bridge.js?session=${session}\">, before its own scripts; typescript/README.md, \"The page's part\")";
+
 export class SettleTimeout extends Error {
   constructor(message: string) {
     super(message);
@@ -404,8 +408,9 @@ export class BridgedPage {
       state.session = String(error).slice(0, 200);
     }
     const errors = this.errors.length ? JSON.stringify(this.errors.slice(-3)) : "none";
+    const cause = probe.bridge ? "" : `${NO_BRIDGE}; `;
     throw new SettleTimeout(`session ${this.sessionId} and its page did not settle within ${this.settleTimeoutMs} ms: ` +
-      `${JSON.stringify(state)}; page errors: ${errors}`);
+      `${cause}${JSON.stringify(state)}; page errors: ${errors}`);
   }
 
   // -- one time for both -------------------------------------------------------------------

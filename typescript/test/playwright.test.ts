@@ -141,11 +141,20 @@ test("a page timer at 5,000 ms is late", async () => {
   await assert.rejects(page.expectConforms(), (error) => error instanceof ConformanceError && /^ {2}M7 at 5000 ms \(p1\): /m.test(error.message));
 });
 
+test("a page without the bridge is told to load it (issue 45, item 2)", async () => {
+  let failure: unknown;
+  await bridged(`${pages.base}/pages/no-bridge.html`).catch((error: unknown) => { failure = error; });
+  assert.ok(failure instanceof SettleTimeout, String(failure));
+  assert.match(failure.message, /did not settle within 2000 ms: the page never loaded \/bridge\.js \(it must, from its `todaysim` and `session` query parameters: /);
+  assert.match(failure.message, /"bridge":false/);
+});
+
 test("a page that never settles is an error, not a breach", async () => {
   let failure: unknown;
   await bridged(`${pages.base}/pages/timer.html?hang=1`).catch((error: unknown) => { failure = error; });
   assert.ok(failure instanceof SettleTimeout, String(failure));
   assert.match(failure.message, /did not settle within 2000 ms: .*"requests":1/);
+  assert.doesNotMatch(failure.message, /never loaded \/bridge\.js/, "the page has its bridge: that is not the cause");
   const id = `pw-${made}`;
   assert.deepEqual([(await todaysim.report(id)).conforms, (await todaysim.readSession(id)).counts.violations], [true, 0]);
 });

@@ -99,6 +99,12 @@ Settled = TypedDict("Settled", {"view": m.SessionView, "pageNow": int, "pageNext
 Look = dict[str, Any]
 
 
+# What a settle's timeout says when the page has no bridge: the most common cause, said first.
+NO_BRIDGE = ("the page never loaded /bridge.js (it must, from its `todaysim` and `session` query parameters: "
+             '<script src="${todaysim}/bridge.js?session=${session}">, before its own scripts; docs/TESTING-A-PAGE.md, '
+             '"The page\'s part")')
+
+
 class SettleTimeout(Exception):
     """The page and the session did not settle within the wall deadline: an error of the
     explorer or the environment (a page that never stops working), never a contract breach."""
@@ -348,8 +354,9 @@ class BridgedPage:
             state.update(timeline=view["counts"]["timeline"], sessionLoad=view["document"]["loadId"], status=view["status"])
         except Exception as error:
             state.update(session=str(error)[:200])
+        cause = "" if seen.get("bridge") else NO_BRIDGE + "; "
         raise SettleTimeout(f"session {self.session_id} and its page did not settle within "
-                            f"{self.settle_timeout} s: {state}; page errors: {self.errors[-3:] or 'none'}")
+                            f"{self.settle_timeout} s: {cause}{state}; page errors: {self.errors[-3:] or 'none'}")
 
     # -- one time for both -------------------------------------------------------------------
     def _page_now(self) -> int:
