@@ -26,13 +26,14 @@ TESTS = os.path.join(RECORDER, "src", "test", "kotlin")
 
 
 def junit_classes() -> dict[str, int]:
-    """Each JUnit class of src/test/kotlin (`class NameTest` in its own file, package todaysim)
-    and the number of `@Test`s its file holds."""
+    """Each JUnit class of src/test/kotlin (`class NameTest` in its own file, named with the
+    file's package) and the number of `@Test`s its file holds."""
     found = {}
     for path in sorted(Path(TESTS).rglob("*Test.kt")):
         text = path.read_text(encoding="utf-8")
-        if re.search(rf"^class {path.stem}\b", text, re.M):
-            found[f"todaysim.{path.stem}"] = len(re.findall(r"@Test\b", text))
+        package = re.search(r"^package ([\w.]+)", text, re.M)
+        if package and re.search(rf"^class {path.stem}\b", text, re.M):
+            found[f"{package.group(1)}.{path.stem}"] = len(re.findall(r"@Test\b", text))
     return found
 
 
@@ -97,7 +98,7 @@ def compiled_tests(kotlin: Kotlin, recorder_classes: Path) -> Path:
 
 
 def test_the_recorder_compiles_on_the_standard_library_and_the_jdk_alone(recorder_classes: Path) -> None:
-    assert (recorder_classes / "todaysim" / "TodayPageTraceRecorder.class").is_file(), \
+    assert (recorder_classes / "dev" / "todaysim" / "recorder" / "TodayPageTraceRecorder.class").is_file(), \
         f"no TodayPageTraceRecorder.class in {sorted(str(p) for p in recorder_classes.rglob('*.class'))}"
 
 

@@ -1,4 +1,4 @@
-package todaysim
+package dev.todaysim.recorder
 
 import java.io.Closeable
 import java.io.File
