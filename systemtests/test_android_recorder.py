@@ -2,11 +2,12 @@
 Debian's Kotlin compiler (kotlin 1.3.31: kotlinc) and JUnit 4 on the machine's JDK — not with
 Gradle, which cannot be fetched here, and not on an Android device. The recorder's source
 (src/main/kotlin) compiles on its own, against the Kotlin standard library and the JDK only (an
-Android class or org.json would not compile); the tests (src/test/kotlin) against it and JUnit.
+Android class or org.json would not compile); the tests (src/test/kotlin) against it and JUnit,
+then the Java tests (src/test/java: a Java host's calls) with javac --release 8 against both.
 Each JUnit class runs on its own and must pass every `@Test` of its file: among them the
 checklist's calls played through the recorder and judged by this build's `todaysim verify-host`
 (TODAYSIM_BIN): the golden table conforms, each planted host bug is found by its rule (H11, H10).
-kotlin, junit4 and a JRE are installed with apt-get when missing."""
+kotlin, junit4 and a JDK are installed with apt-get when missing."""
 from __future__ import annotations
 
 import os
@@ -23,16 +24,18 @@ from support.tools import install_packages
 
 RECORDER = os.path.join(ROOT, "android", "recorder")
 TESTS = os.path.join(RECORDER, "src", "test", "kotlin")
+JAVA_TESTS = os.path.join(RECORDER, "src", "test", "java")
 
 
 def junit_classes() -> dict[str, int]:
-    """Each JUnit class of src/test/kotlin (`class NameTest` in its own file, named with the
-    file's package) and the number of `@Test`s its file holds."""
+    """Each JUnit class of src/test/kotlin and src/test/java (`class NameTest` in its own file,
+    `public class` in Java, named with the file's package) and the number of `@Test`s its file
+    holds."""
     found = {}
-    for path in sorted(Path(TESTS).rglob("*Test.kt")):
+    for path in sorted([*Path(TESTS).rglob("*Test.kt"), *Path(JAVA_TESTS).rglob("*Test.java")]):
         text = path.read_text(encoding="utf-8")
         package = re.search(r"^package ([\w.]+)", text, re.M)
-        if package and re.search(rf"^class {path.stem}\b", text, re.M):
+        if package and re.search(rf"^(public )?class {path.stem}\b", text, re.M):
             found[f"{package.group(1)}.{path.stem}"] = len(re.findall(r"@Test\b", text))
     return found
 
@@ -61,6 +64,12 @@ class Kotlin:
                           if "-noverify were deprecated" not in line and not line.startswith("info: kotlinc-jvm"))
         assert done.returncode == 0, f"kotlinc {' '.join(args)} failed ({self.versions()}):\n{shown}"
 
+    def compile_java(self, classpath: str, out: Path, sources: list[str]) -> None:
+        """javac --release 8 (the Java an Android app's code may be), every lint, a warning an error."""
+        done = subprocess.run(["javac", "--release", "8", "-Xlint:all", "-Werror", "-cp", classpath, "-d", str(out), *sources],
+                              capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, f"javac {' '.join(sources)} failed ({self.versions()}):\n{done.stdout}{done.stderr}"
+
     def versions(self) -> str:
         packaged = {name: subprocess.run(["dpkg-query", "-W", "-f=${Version}", name], capture_output=True,
                                          text=True).stdout for name in ("kotlin", "junit4")}
@@ -72,7 +81,7 @@ class Kotlin:
 def kotlin(tmp_path_factory: pytest.TempPathFactory) -> Kotlin:
     missing = [] if shutil.which("kotlinc") else ["kotlin"]
     missing += [] if os.path.isfile("/usr/share/java/junit4.jar") else ["junit4"]
-    missing += [] if shutil.which("java") else ["default-jre-headless"]
+    missing += [] if shutil.which("java") and shutil.which("javac") else ["default-jdk-headless"]
     install_packages(*missing)
     # The standard library beside the compiler (Debian links /usr/bin/kotlinc into its KOTLIN_HOME).
     home = os.path.dirname(os.path.dirname(os.path.realpath(str(shutil.which("kotlinc")))))
@@ -94,6 +103,9 @@ def recorder_classes(kotlin: Kotlin) -> Path:
 def compiled_tests(kotlin: Kotlin, recorder_classes: Path) -> Path:
     out = kotlin.work / "test"
     kotlin.compile("-cp", f"{recorder_classes}:{kotlin.junit}", "-d", str(out), TESTS)
+    java = sorted(str(path) for path in Path(JAVA_TESTS).rglob("*.java"))
+    if java:
+        kotlin.compile_java(f"{recorder_classes}:{out}:{kotlin.stdlib}:{kotlin.junit}", out, java)
     return out
 
 

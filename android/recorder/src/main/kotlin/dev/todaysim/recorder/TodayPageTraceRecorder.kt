@@ -11,13 +11,17 @@ import java.math.BigInteger
  * (docs/TRACES.md), for `todaysim verify-host` to judge against the rules. The Android twin of
  * `Recorder/TodayPageTraceRecorder.swift`: the same lines for the same calls.
  *
- * Copy this one file into the app beside its bridge; it needs the Kotlin standard library and
- * java.io only (no Android class, no org.json), and keeps to Kotlin 1.3 so that any Kotlin an
- * app builds with takes it. Create one recorder per Today Page host (at the host's creation),
+ * Copy this package's files (`src/main/kotlin/dev/todaysim/recorder`) into the app, or add
+ * `android/recorder` as a module; they need the Kotlin standard library and the JDK only (no
+ * Android class, no org.json), and keep to Kotlin 1.3 so that any Kotlin an app builds with
+ * takes them. Create one recorder per Today Page host (at the host's creation),
  * call it where the host receives an input and where it makes an output, and [close] it when the
- * test ends. Times come from [clock], a monotonic clock in milliseconds (an app passes
- * `SystemClock::elapsedRealtime`), and are written relative to the recorder's creation, never
- * going back. Every call is one line, written at once; calls from several threads are serialized.
+ * test ends. Times come from [clock] (an app passes `SystemClock::elapsedRealtime`), and are
+ * written relative to the recorder's creation, never going back. Every call is one line, written
+ * at once; calls from several threads are serialized. States, causes and input types are enums
+ * ([HeaderState], [PullState], [PullOutcome], [OverlayState], [NavigationCause], [LifecycleType],
+ * [GestureType]) whose `wire` strings are what the trace holds; a Java caller writes
+ * `new TodayPageTraceRecorder(file, creation, SystemClock::elapsedRealtime)`.
  *
  * Where each call goes (docs/TRACES.md, "Recording in an app"):
  * - bridge dispatch (Web → native, the `@JavascriptInterface` method): [webEvent] with the
@@ -38,18 +42,19 @@ import java.math.BigInteger
  * @param file the trace, created or emptied.
  * @param creation the host's settings as `POST /v1/sessions` takes them (`uid` required;
  *   `platform`, `route`, `language`, `loadingGate`, `capabilities`, `timing`, `analytics`).
+ * @param clock the monotonic clock of the lines' times ([TraceClock]; the default reads
+ *   `System.nanoTime()`, an app passes `SystemClock.elapsedRealtime()`).
  * @param recorded the output kinds the trace judges (default: all seven).
  * @param toleranceMs how far a real output's time may be from the rules' time.
  * @param host free text repeated in the verdict (its first 200 characters are kept).
- * @param clock milliseconds of a monotonic clock; the default reads `System.nanoTime()`.
  */
-class TodayPageTraceRecorder(
+class TodayPageTraceRecorder @JvmOverloads constructor(
     file: File,
     creation: Map<String, Any?>,
+    private val clock: TraceClock = TraceClock.NANO_TIME,
     recorded: List<Kind> = Kind.values().toList(),
     toleranceMs: Int = 100,
-    host: String? = null,
-    clock: (() -> Long)? = null
+    host: String? = null
 ) : Closeable {
     /** The output kinds a trace may record, as the header's `recorded` names them. */
     enum class Kind(val wire: String) {
@@ -59,18 +64,15 @@ class TodayPageTraceRecorder(
 
     private val lock = Any()
     private val output = FileOutputStream(file)
-    private val clock: () -> Long
+    private val startMs = clock.nowMs()
     // Guarded by `lock`.
     private var lastAtMs = 0L
-    private var headerState: Pair<String, String?> = Pair("hidden", null)
-    private var pullState: Pair<String, String?> = Pair("idle", null)
-    private var overlayState = "visible"
+    private var headerState: Pair<HeaderState, String?> = Pair(HeaderState.HIDDEN, null)
+    private var pullState: Pair<PullState, String?> = Pair(PullState.IDLE, null)
+    private var overlayState = OverlayState.VISIBLE
     private var closed = false
 
     init {
-        val read: () -> Long = clock ?: { System.nanoTime() / 1_000_000 }
-        val start = read()
-        this.clock = { read() - start }
         val header = linkedMapOf<String, Any?>(
             "todaysimTrace" to 1, "recorded" to recorded.map { it.wire }, "toleranceMs" to toleranceMs
         )
@@ -81,14 +83,19 @@ class TodayPageTraceRecorder(
 
     // Inputs
 
-    /** A user gesture: `{"type": "pull"}`, `{"type": "liveWidget.created"}`, `{"type": "dialog.choose", "actionId": …}`, … */
-    fun gesture(body: Map<String, Any?>) = input("gesture", body)
+    /**
+     * A user gesture of [type], with the body's other members in [fields] (`actionId` for
+     * [GestureType.DIALOG_CHOOSE], `text` for [GestureType.CHAT_EDIT]); its `type` is [type]'s.
+     */
+    @JvmOverloads
+    fun gesture(type: GestureType, fields: Map<String, Any?> = emptyMap()) = input("gesture", type.wire, fields)
 
     /**
-     * An app lifecycle transition: `background`, `foreground`, `tabActivated`, `socketEvent`,
-     * `timerTick`, `navigation` (`url`), `webContentTerminated`, `accountSwitch` (`uid`), `teardown`.
+     * An app lifecycle transition of [type], with the body's other members in [fields] (`url` for
+     * [LifecycleType.NAVIGATION], `uid` for [LifecycleType.ACCOUNT_SWITCH]); its `type` is [type]'s.
      */
-    fun lifecycle(body: Map<String, Any?>) = input("lifecycle", body)
+    @JvmOverloads
+    fun lifecycle(type: LifecycleType, fields: Map<String, Any?> = emptyMap()) = input("lifecycle", type.wire, fields)
 
     /** A bridge message from Web, exactly as Web posted it. */
     fun webEvent(message: Map<String, Any?>) = input("webEvent", message)
@@ -103,61 +110,49 @@ class TodayPageTraceRecorder(
         entry("emit", payload["type"] as? String ?: "", payload["requestId"] as? String, mapOf("payload" to payload))
     }
 
-    /**
-     * A document load: [cause] is `initial`, `recovery`, `manualRepeat`, `termination`,
-     * `accountSwitch` or `navigation`; [url] the URL loaded (a full URL or its path).
-     */
-    fun navigated(cause: String, url: String, requestId: String? = null) {
-        entry("navigation", cause, requestId, mapOf("url" to url, "cause" to cause))
+    /** A document load of [url] (a full URL or its path) for [cause], made for [requestId] if a request made it. */
+    @JvmOverloads
+    fun navigated(cause: NavigationCause, url: String, requestId: String? = null) {
+        entry("navigation", cause.wire, requestId, mapOf("url" to url, "cause" to cause.wire))
     }
 
-    /**
-     * The header entered [state] (`hidden`, `refreshing`, `updated`, `failed`) for [requestId];
-     * a repeat of the state and id it is already in writes nothing.
-     */
-    fun header(state: String, requestId: String?) {
+    /** The header entered [state] for [requestId]; a repeat of the state and id it is already in writes nothing. */
+    fun header(state: HeaderState, requestId: String?) {
         synchronized(lock) {
             val wanted = Pair(state, requestId)
             if (headerState == wanted) return
             headerState = wanted
-            entry("header", state, requestId, mapOf("to" to state))
+            entry("header", state.wire, requestId, mapOf("to" to state.wire))
         }
     }
 
     /**
-     * The pull spinner entered [state] (`refreshing`, or `idle` with how it ended: `succeeded`,
-     * `failed`, `cancelled`, `unsupported`, `unknown`, `timedOut`); a repeat of the state and id
-     * it is already in writes nothing.
+     * The pull spinner entered [state] for [requestId], [outcome] saying how it ended when it went
+     * [PullState.IDLE]; a repeat of the state and id it is already in writes nothing.
      */
-    fun pull(state: String, requestId: String?, outcome: String? = null) {
+    @JvmOverloads
+    fun pull(state: PullState, requestId: String?, outcome: PullOutcome? = null) {
         synchronized(lock) {
             val wanted = Pair(state, requestId)
-            val changed = pullState != wanted || state == "idle" && pullState.first != "idle"
-            if (!changed) return
+            if (pullState == wanted) return
             pullState = wanted
-            val data = linkedMapOf<String, Any?>("state" to state)
-            if (outcome != null) data["outcome"] = outcome
-            entry("pull", state, requestId, data)
+            val data = linkedMapOf<String, Any?>("state" to state.wire)
+            if (outcome != null) data["outcome"] = outcome.wire
+            entry("pull", state.wire, requestId, data)
         }
     }
 
-    /** The native loading overlay is now `visible` or `hidden`. */
-    fun overlay(state: String) {
+    /** The native loading overlay entered [state]; the state it is already in writes nothing. */
+    fun overlay(state: OverlayState) {
         synchronized(lock) {
             val changed = overlayState != state
             overlayState = state
-            if (changed) entry("overlay", state, null, mapOf("to" to state))
+            if (changed) entry("overlay", state.wire, null, mapOf("to" to state.wire))
         }
     }
 
-    /** A document load shows the overlay again without a line (H3): call this at every load. */
-    fun overlayShownByLoad() {
-        synchronized(lock) {
-            val wasHidden = overlayState == "hidden"
-            overlayState = "visible"
-            if (wasHidden) entry("overlay", "visible", null, mapOf("to" to "visible"))
-        }
-    }
+    /** A document load shows the overlay again (H3): call this at every load; a line only if it was hidden. */
+    fun overlayShownByLoad() = overlay(OverlayState.VISIBLE)
 
     /** An analytics event as it left the host, with every property it carries. */
     fun analytics(event: String, properties: Map<String, Any?>) {
@@ -184,10 +179,14 @@ class TodayPageTraceRecorder(
         entry("input", body["type"] as? String ?: via, null, mapOf("via" to via, "input" to body))
     }
 
+    private fun input(via: String, type: String, fields: Map<String, Any?>) {
+        input(via, LinkedHashMap(fields).apply { put("type", type) })
+    }
+
     private fun entry(kind: String, type: String, requestId: String?, data: Map<String, Any?>) {
         synchronized(lock) {
             // A monotonic clock never goes back; a trace's times may not either, whatever thread wrote last.
-            lastAtMs = maxOf(lastAtMs, clock())
+            lastAtMs = maxOf(lastAtMs, clock.nowMs() - startMs)
             val line = linkedMapOf<String, Any?>("atMs" to lastAtMs, "kind" to kind, "type" to type, "data" to data)
             if (requestId != null) line["requestId"] = requestId
             writeLocked(line)
