@@ -3,8 +3,6 @@ package dev.todaysim.recorder
 import java.io.Closeable
 import java.io.File
 import java.io.FileOutputStream
-import java.math.BigDecimal
-import java.math.BigInteger
 
 /**
  * Records what an app's Today Page host receives and does as a todaysim host trace
@@ -35,9 +33,12 @@ import java.math.BigInteger
  * - analytics: [analytics] for each event as it leaves the host.
  *
  * Bodies and payloads are plain Kotlin values: `Map<String, Any?>`, `List`/`Collection`/`Array`,
- * `String`, numbers, `Boolean` and `null`. A call whose value is none of these (a `Char`, a
- * `Date`, a `Double.NaN`, a map with a non-string key) writes nothing, as the Swift recorder
- * writes nothing for a body `JSONSerialization` refuses.
+ * `String`, numbers, `Boolean` and `null` ([TraceJson]). A call given anything else (an org.json
+ * `JSONObject` or a Gson `JsonObject` nested in a message, a `Date`, a `Double.NaN`, a map with a
+ * non-string key) writes nothing and is refused loudly: a [TraceRecordingException] naming the
+ * value's path in the line (`data.input.properties.when: no JSON form for java.util.Date …`) goes
+ * to [onError], which throws it from the call unless the host passed a handler of its own. (A
+ * line dropped in silence would let the verdict judge a trace with an input missing.)
  *
  * @param file the trace, created or emptied.
  * @param creation the host's settings as `POST /v1/sessions` takes them (`uid` required;
@@ -47,6 +48,9 @@ import java.math.BigInteger
  * @param recorded the output kinds the trace judges (default: all seven).
  * @param toleranceMs how far a real output's time may be from the rules' time.
  * @param host free text repeated in the verdict (its first 200 characters are kept).
+ * @param onError what a refused call does ([TraceErrorHandler.THROW]: throws). A [creation] JSON
+ *   has no form for throws from the constructor whatever [onError] is: a trace without its
+ *   creation line cannot be judged.
  */
 class TodayPageTraceRecorder @JvmOverloads constructor(
     file: File,
@@ -54,7 +58,8 @@ class TodayPageTraceRecorder @JvmOverloads constructor(
     private val clock: TraceClock = TraceClock.NANO_TIME,
     recorded: List<Kind> = Kind.values().toList(),
     toleranceMs: Int = 100,
-    host: String? = null
+    host: String? = null,
+    private val onError: TraceErrorHandler = TraceErrorHandler.THROW
 ) : Closeable {
     /** The output kinds a trace may record, as the header's `recorded` names them. */
     enum class Kind(val wire: String) {
@@ -63,7 +68,7 @@ class TodayPageTraceRecorder @JvmOverloads constructor(
     }
 
     private val lock = Any()
-    private val output = FileOutputStream(file)
+    private val output: FileOutputStream
     private val startMs = clock.nowMs()
     // Guarded by `lock`.
     private var lastAtMs = 0L
@@ -77,8 +82,10 @@ class TodayPageTraceRecorder @JvmOverloads constructor(
             "todaysimTrace" to 1, "recorded" to recorded.map { it.wire }, "toleranceMs" to toleranceMs
         )
         if (host != null) header["host"] = prefixOfCodePoints(host, MAXIMUM_HOST_CHARACTERS)
-        write(header)
-        write(mapOf("atMs" to 0, "kind" to "input", "type" to "create", "data" to mapOf("via" to "create", "input" to creation)))
+        val creationLine = mapOf("atMs" to 0, "kind" to "input", "type" to "create", "data" to mapOf("via" to "create", "input" to creation))
+        val firstLines = TraceJson.write(header) + "\n" + TraceJson.write(creationLine) + "\n"
+        output = FileOutputStream(file)
+        output.write(firstLines.toByteArray(Charsets.UTF_8))
     }
 
     // Inputs
@@ -184,27 +191,22 @@ class TodayPageTraceRecorder @JvmOverloads constructor(
     }
 
     private fun entry(kind: String, type: String, requestId: String?, data: Map<String, Any?>) {
-        synchronized(lock) {
+        val refused = synchronized(lock) {
+            if (closed) return
             // A monotonic clock never goes back; a trace's times may not either, whatever thread wrote last.
-            lastAtMs = maxOf(lastAtMs, clock.nowMs() - startMs)
-            val line = linkedMapOf<String, Any?>("atMs" to lastAtMs, "kind" to kind, "type" to type, "data" to data)
+            val atMs = maxOf(lastAtMs, clock.nowMs() - startMs)
+            val line = linkedMapOf<String, Any?>("atMs" to atMs, "kind" to kind, "type" to type, "data" to data)
             if (requestId != null) line["requestId"] = requestId
-            writeLocked(line)
+            try {
+                output.write((TraceJson.write(line) + "\n").toByteArray(Charsets.UTF_8))
+                lastAtMs = atMs
+                null
+            } catch (notJson: TraceRecordingException) {
+                notJson
+            }
         }
-    }
-
-    private fun write(line: Map<String, Any?>) {
-        synchronized(lock) { writeLocked(line) }
-    }
-
-    private fun writeLocked(line: Map<String, Any?>) {
-        if (closed) return
-        val text = try {
-            TraceJson.write(line)
-        } catch (notJson: IllegalArgumentException) {
-            return
-        }
-        output.write((text + "\n").toByteArray(Charsets.UTF_8))
+        // Outside the lock: a handler may log through a path that records, or call the recorder.
+        if (refused != null) onError.onError(refused)
     }
 
     companion object {
@@ -216,91 +218,4 @@ class TodayPageTraceRecorder @JvmOverloads constructor(
             return if (total <= count) text else text.substring(0, text.offsetByCodePoints(0, count))
         }
     }
-}
-
-/**
- * The JSON the recorder writes: one line, no spaces, object members sorted by name (as the Swift
- * recorder's `.sortedKeys`), `/` not escaped. Strings escape `"` and `\`, and every control
- * character (U+0000–U+001F) as `\u00XX`; other characters are written as they are (the line is
- * UTF-8). A lone surrogate, which a Kotlin string may hold but UTF-8 and the trace reader cannot,
- * becomes U+FFFD.
- */
-object TraceJson {
-    /** [value] as JSON text; throws IllegalArgumentException for a value JSON has no form for. */
-    fun write(value: Any?): String {
-        val out = StringBuilder()
-        append(out, value)
-        return out.toString()
-    }
-
-    private fun append(out: StringBuilder, value: Any?) {
-        when (value) {
-            null -> out.append("null")
-            is String -> appendString(out, value)
-            is Boolean -> out.append(if (value) "true" else "false")
-            is Int, is Long, is Short, is Byte, is BigInteger -> out.append(value.toString())
-            is Double -> appendFinite(out, value.isNaN() || value.isInfinite(), value.toString())
-            is Float -> appendFinite(out, value.isNaN() || value.isInfinite(), value.toString())
-            is BigDecimal -> out.append(value.toString())
-            is Map<*, *> -> appendObject(out, value)
-            is Collection<*> -> appendArray(out, value)
-            is Array<*> -> appendArray(out, value.asList())
-            else -> throw IllegalArgumentException("no JSON form for ${value.javaClass.name}")
-        }
-    }
-
-    private fun appendFinite(out: StringBuilder, notFinite: Boolean, text: String) {
-        if (notFinite) throw IllegalArgumentException("no JSON form for $text")
-        out.append(text)
-    }
-
-    private fun appendObject(out: StringBuilder, map: Map<*, *>) {
-        val members = map.entries.map { member ->
-            val name = member.key as? String ?: throw IllegalArgumentException("an object member's name must be a String")
-            Pair(name, member.value)
-        }.sortedBy { it.first }
-        out.append('{')
-        members.forEachIndexed { index, member ->
-            if (index > 0) out.append(',')
-            appendString(out, member.first)
-            out.append(':')
-            append(out, member.second)
-        }
-        out.append('}')
-    }
-
-    private fun appendArray(out: StringBuilder, items: Collection<*>) {
-        out.append('[')
-        items.forEachIndexed { index, item ->
-            if (index > 0) out.append(',')
-            append(out, item)
-        }
-        out.append(']')
-    }
-
-    private fun appendString(out: StringBuilder, text: String) {
-        out.append('"')
-        var index = 0
-        while (index < text.length) {
-            val c = text[index]
-            when {
-                c == '"' -> out.append("\\\"")
-                c == '\\' -> out.append("\\\\")
-                c < ' ' -> {
-                    val code = text.codePointAt(index)  // (not Char.toInt(), which later Kotlin deprecates)
-                    out.append("\\u00").append(HEX[code shr 4]).append(HEX[code and 0xF])
-                }
-                Character.isHighSurrogate(c) && index + 1 < text.length && Character.isLowSurrogate(text[index + 1]) -> {
-                    out.append(c).append(text[index + 1])
-                    index += 1
-                }
-                Character.isSurrogate(c) -> out.append('\uFFFD')
-                else -> out.append(c)
-            }
-            index += 1
-        }
-        out.append('"')
-    }
-
-    private const val HEX = "0123456789abcdef"
 }

@@ -7,8 +7,10 @@ import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.Date;
 import java.util.List;
 import java.util.Map;
 import org.junit.Test;
@@ -72,5 +74,18 @@ public class JavaCallerTest {
                 "{\"atMs\":540,\"data\":{\"to\":\"hidden\"},\"kind\":\"overlay\",\"type\":\"hidden\"}",
                 "{\"atMs\":540,\"data\":{\"input\":{\"type\":\"accountSwitch\",\"uid\":\"u2\"},\"via\":\"lifecycle\"},\"kind\":\"input\",\"type\":\"accountSwitch\"}"),
                 lines(file));
+    }
+
+    @Test
+    public void aJavaHostPassesAnErrorHandlerAsAMethodReference() throws IOException {
+        File file = tempTrace();
+        List<TraceRecordingException> errors = new ArrayList<>();
+        TodayPageTraceRecorder recorder = new TodayPageTraceRecorder(file, Collections.singletonMap("uid", "u1"),
+                TraceClock.NANO_TIME, Arrays.asList(TodayPageTraceRecorder.Kind.values()), 100, "java host", errors::add);
+        recorder.analytics("page_view", Collections.singletonMap("when", new Date(0)));
+        recorder.close();
+        assertEquals(1, errors.size());
+        assertEquals("data.properties.when", errors.get(0).getPath());
+        assertEquals(2, lines(file).size());
     }
 }

@@ -137,17 +137,6 @@ class RecorderTest {
         assertTrue("atMs $at: milliseconds since the recorder was made", at in 0L..60_000L)
     }
 
-    /** A value JSON has no form for writes nothing (as the Swift recorder); the next call writes. */
-    @Test fun aCallWithAValueThatIsNotJsonWritesNothing() {
-        val file = tempTrace()
-        val recorder = TodayPageTraceRecorder(file, mapOf("uid" to "u1"), clock = ManualClock(0))
-        recorder.webEvent(mapOf("type" to "track", "event" to "x", "properties" to mapOf("when" to java.util.Date())))
-        recorder.analytics("page_view", mapOf("ratio" to Double.NaN))
-        recorder.webEvent(mapOf("type" to "track", "event" to "x"))
-        recorder.close()
-        assertEquals(listOf("track"), lines(file).drop(2).map { it["type"] })
-    }
-
     /** `host` keeps its first 200 characters, counted as the verifier counts them (Unicode scalars). */
     @Test fun theHostKeepsItsFirst200Characters() {
         val file = tempTrace()
