@@ -3,6 +3,7 @@ package dev.todaysim.recorder
 import java.io.Closeable
 import java.io.File
 import java.io.FileOutputStream
+import java.io.IOException
 
 /**
  * Records what an app's Today Page host receives and does as a todaysim host trace
@@ -15,8 +16,10 @@ import java.io.FileOutputStream
  * takes them. Create one recorder per Today Page host (at the host's creation),
  * call it where the host receives an input and where it makes an output, and [close] it when the
  * test ends. Times come from [clock] (an app passes `SystemClock::elapsedRealtime`), and are
- * written relative to the recorder's creation, never going back. Every call is one line, written
- * at once; calls from several threads are serialized. States, causes and input types are enums
+ * written relative to the recorder's creation, never going back. Every call is one line; calls
+ * from several threads are serialized, and the lines are written in their order by a thread of
+ * the recorder's own ([TraceWriter]), so that a call made on the main thread does no disk I/O
+ * (not even opening the file): [close] waits until every line is in the file. States, causes and input types are enums
  * ([HeaderState], [PullState], [PullOutcome], [OverlayState], [NavigationCause], [LifecycleType],
  * [GestureType]) whose `wire` strings are what the trace holds; a Java caller writes
  * `new TodayPageTraceRecorder(file, creation, SystemClock::elapsedRealtime)`.
@@ -40,7 +43,7 @@ import java.io.FileOutputStream
  * to [onError], which throws it from the call unless the host passed a handler of its own. (A
  * line dropped in silence would let the verdict judge a trace with an input missing.)
  *
- * @param file the trace, created or emptied.
+ * @param file the trace, created or emptied (by the writer thread; if it cannot be, [close] throws).
  * @param creation the host's settings as `POST /v1/sessions` takes them (`uid` required;
  *   `platform`, `route`, `language`, `loadingGate`, `capabilities`, `timing`, `analytics`).
  * @param clock the monotonic clock of the lines' times ([TraceClock]; the default reads
@@ -68,7 +71,7 @@ class TodayPageTraceRecorder @JvmOverloads constructor(
     }
 
     private val lock = Any()
-    private val output: FileOutputStream
+    private val writer: TraceWriter
     private val startMs = clock.nowMs()
     // Guarded by `lock`.
     private var lastAtMs = 0L
@@ -84,8 +87,8 @@ class TodayPageTraceRecorder @JvmOverloads constructor(
         if (host != null) header["host"] = prefixOfCodePoints(host, MAXIMUM_HOST_CHARACTERS)
         val creationLine = mapOf("atMs" to 0, "kind" to "input", "type" to "create", "data" to mapOf("via" to "create", "input" to creation))
         val firstLines = TraceJson.write(header) + "\n" + TraceJson.write(creationLine) + "\n"
-        output = FileOutputStream(file)
-        output.write(firstLines.toByteArray(Charsets.UTF_8))
+        writer = TraceWriter { FileOutputStream(file) }
+        writer.write(firstLines.toByteArray(Charsets.UTF_8))
     }
 
     // Inputs
@@ -171,13 +174,22 @@ class TodayPageTraceRecorder @JvmOverloads constructor(
         entry("resolution", type, null, mapOf("callId" to callId, "value" to value))
     }
 
-    /** Ends the trace; later calls write nothing. */
+    /**
+     * Ends the trace and returns once every line is in the file and the file is closed; later
+     * calls write nothing, and closing again does nothing. Throws the [IOException] that kept the
+     * trace from being written (its folder missing, the disk full), once.
+     */
+    @Throws(IOException::class)
     override fun close() {
-        synchronized(lock) {
-            if (closed) return
+        val closing = synchronized(lock) {
+            val first = !closed
+            if (first) writer.finish()
             closed = true
-            output.close()
+            first
         }
+        writer.awaitStopped()
+        val failure = writer.failure
+        if (closing && failure != null) throw IOException("the trace was not written: $failure", failure)
     }
 
     // Lines
@@ -198,7 +210,7 @@ class TodayPageTraceRecorder @JvmOverloads constructor(
             val line = linkedMapOf<String, Any?>("atMs" to atMs, "kind" to kind, "type" to type, "data" to data)
             if (requestId != null) line["requestId"] = requestId
             try {
-                output.write((TraceJson.write(line) + "\n").toByteArray(Charsets.UTF_8))
+                writer.write((TraceJson.write(line) + "\n").toByteArray(Charsets.UTF_8))
                 lastAtMs = atMs
                 null
             } catch (notJson: TraceRecordingException) {
