@@ -13,16 +13,18 @@ import java.io.IOException
  * Copy this package's files (`src/main/kotlin/dev/todaysim/recorder`) into the app, or add
  * `android/recorder` as a module; they need the Kotlin standard library and the JDK only (no
  * Android class, no org.json), and keep to Kotlin 1.3 so that any Kotlin an app builds with
- * takes them. Create one recorder per Today Page host (at the host's creation),
- * call it where the host receives an input and where it makes an output, and [close] it when the
- * test ends. Times come from [clock] (an app passes `SystemClock::elapsedRealtime`), and are
- * written relative to the recorder's creation, never going back. Every call is one line; calls
- * from several threads are serialized, and the lines are written in their order by a thread of
- * the recorder's own ([TraceWriter]), so that a call made on the main thread does no disk I/O
- * (not even opening the file): [close] waits until every line is in the file. States, causes and input types are enums
- * ([HeaderState], [PullState], [PullOutcome], [OverlayState], [NavigationCause], [LifecycleType],
- * [GestureType]) whose `wire` strings are what the trace holds; a Java caller writes
- * `new TodayPageTraceRecorder(file, creation, SystemClock::elapsedRealtime)`.
+ * takes them. Create one recorder per Today Page host (at the host's creation), call it where
+ * the host receives an input and where it makes an output, and [close] it when the test ends:
+ * that writes the end line, which tells the verifier when recording stopped.
+ *
+ * Times come from the clock (an app passes `SystemClock::elapsedRealtime`), relative to the
+ * recorder's creation and never going back. Every call is one line; calls from several threads
+ * are serialized, and the lines are written in their order by a thread of the recorder's own
+ * ([TraceWriter]), so that a call made on the main thread does no disk I/O, not even opening the
+ * file. States, causes and input types are enums ([HeaderState], [PullState], [PullOutcome],
+ * [OverlayState], [NavigationCause], [LifecycleType], [GestureType]) whose `wire` strings are
+ * what the trace holds. A Java caller writes `new TodayPageTraceRecorder(file, creation,
+ * SystemClock::elapsedRealtime)` (the parameters after the ones given take their defaults).
  *
  * Where each call goes (docs/TRACES.md, "Recording in an app"):
  * - bridge dispatch (Web → native, the `@JavascriptInterface` method): [webEvent] with the
@@ -58,7 +60,7 @@ import java.io.IOException
 class TodayPageTraceRecorder @JvmOverloads constructor(
     file: File,
     creation: Map<String, Any?>,
-    private val clock: TraceClock = TraceClock.NANO_TIME,
+    clock: TraceClock = TraceClock.NANO_TIME,
     recorded: List<Kind> = Kind.values().toList(),
     toleranceMs: Int = 100,
     host: String? = null,
@@ -70,15 +72,12 @@ class TodayPageTraceRecorder @JvmOverloads constructor(
         ANALYTICS("analytics"), RESOLUTION("resolution")
     }
 
-    private val lock = Any()
-    private val writer: TraceWriter
-    private val startMs = clock.nowMs()
-    // Guarded by `lock`.
-    private var lastAtMs = 0L
+    private val lines: TraceLines
+    private val closer: TraceCloser.Registration
+    // Guarded by `lines`, the lock every line is written under.
     private var headerState: Pair<HeaderState, String?> = Pair(HeaderState.HIDDEN, null)
     private var pullState: Pair<PullState, String?> = Pair(PullState.IDLE, null)
     private var overlayState = OverlayState.VISIBLE
-    private var closed = false
 
     init {
         val header = linkedMapOf<String, Any?>(
@@ -87,8 +86,8 @@ class TodayPageTraceRecorder @JvmOverloads constructor(
         if (host != null) header["host"] = prefixOfCodePoints(host, MAXIMUM_HOST_CHARACTERS)
         val creationLine = mapOf("atMs" to 0, "kind" to "input", "type" to "create", "data" to mapOf("via" to "create", "input" to creation))
         val firstLines = TraceJson.write(header) + "\n" + TraceJson.write(creationLine) + "\n"
-        writer = TraceWriter { FileOutputStream(file) }
-        writer.write(firstLines.toByteArray(Charsets.UTF_8))
+        lines = TraceLines({ FileOutputStream(file) }, clock, firstLines)
+        closer = TraceCloser.register(this, lines)
     }
 
     // Inputs
@@ -128,7 +127,7 @@ class TodayPageTraceRecorder @JvmOverloads constructor(
 
     /** The header entered [state] for [requestId]; a repeat of the state and id it is already in writes nothing. */
     fun header(state: HeaderState, requestId: String?) {
-        synchronized(lock) {
+        synchronized(lines) {
             val wanted = Pair(state, requestId)
             if (headerState == wanted) return
             headerState = wanted
@@ -142,7 +141,7 @@ class TodayPageTraceRecorder @JvmOverloads constructor(
      */
     @JvmOverloads
     fun pull(state: PullState, requestId: String?, outcome: PullOutcome? = null) {
-        synchronized(lock) {
+        synchronized(lines) {
             val wanted = Pair(state, requestId)
             if (pullState == wanted) return
             pullState = wanted
@@ -154,7 +153,7 @@ class TodayPageTraceRecorder @JvmOverloads constructor(
 
     /** The native loading overlay entered [state]; the state it is already in writes nothing. */
     fun overlay(state: OverlayState) {
-        synchronized(lock) {
+        synchronized(lines) {
             val changed = overlayState != state
             overlayState = state
             if (changed) entry("overlay", state.wire, null, mapOf("to" to state.wire))
@@ -175,21 +174,19 @@ class TodayPageTraceRecorder @JvmOverloads constructor(
     }
 
     /**
-     * Ends the trace and returns once every line is in the file and the file is closed; later
-     * calls write nothing, and closing again does nothing. Throws the [IOException] that kept the
-     * trace from being written (its folder missing, the disk full), once.
+     * Ends the trace with its end line, `{"atMs": T, "kind": "end"}` at the clock's time now, and
+     * returns once every line is in the file and the file is closed; later calls write nothing,
+     * and closing again does nothing. The end line tells the verifier when recording stopped, so
+     * that a spinner still up then is judged against the watchdog due before it. Throws the
+     * [IOException] that kept the trace from being written (its folder missing, the disk full),
+     * once. A recorder that becomes unreachable unclosed is ended by [TraceCloser].
      */
     @Throws(IOException::class)
     override fun close() {
-        val closing = synchronized(lock) {
-            val first = !closed
-            if (first) writer.finish()
-            closed = true
-            first
-        }
-        writer.awaitStopped()
-        val failure = writer.failure
-        if (closing && failure != null) throw IOException("the trace was not written: $failure", failure)
+        val ending = lines.end()
+        closer.cancel()
+        val failure = lines.awaitWritten()
+        if (ending && failure != null) throw IOException("the trace was not written: $failure", failure)
     }
 
     // Lines
@@ -203,21 +200,9 @@ class TodayPageTraceRecorder @JvmOverloads constructor(
     }
 
     private fun entry(kind: String, type: String, requestId: String?, data: Map<String, Any?>) {
-        val refused = synchronized(lock) {
-            if (closed) return
-            // A monotonic clock never goes back; a trace's times may not either, whatever thread wrote last.
-            val atMs = maxOf(lastAtMs, clock.nowMs() - startMs)
-            val line = linkedMapOf<String, Any?>("atMs" to atMs, "kind" to kind, "type" to type, "data" to data)
-            if (requestId != null) line["requestId"] = requestId
-            try {
-                writer.write((TraceJson.write(line) + "\n").toByteArray(Charsets.UTF_8))
-                lastAtMs = atMs
-                null
-            } catch (notJson: TraceRecordingException) {
-                notJson
-            }
-        }
-        // Outside the lock: a handler may log through a path that records, or call the recorder.
+        val refused = lines.append(kind, type, requestId, data)
+        // Outside the lock (but for header, pull, overlay, which cannot be refused): a handler may
+        // log through a path that records, or call the recorder.
         if (refused != null) onError.onError(refused)
     }
 

@@ -11,8 +11,8 @@ import java.util.concurrent.LinkedBlockingQueue
  * its main thread, where Android's StrictMode counts opening and writing a file as disk I/O.
  *
  * The thread holds the queue and the output, never the recorder, so that a recorder nobody closed
- * can still become unreachable. It is a daemon: an unclosed recorder does not keep a JVM from
- * exiting.
+ * can still become unreachable and have its trace ended ([TraceCloser]). It is a daemon: an
+ * unclosed recorder does not keep a JVM from exiting.
  */
 internal class TraceWriter(private val open: () -> OutputStream) {
     private val queue = LinkedBlockingQueue<ByteArray>()

@@ -41,9 +41,10 @@ public class JavaCallerTest {
         assertEquals("{\"recorded\":[\"emit\",\"navigation\",\"header\",\"pull\",\"overlay\",\"analytics\",\"resolution\"],"
                 + "\"todaysimTrace\":1,\"toleranceMs\":100}", lines.get(0));
         assertEquals("{\"atMs\":0,\"data\":{\"input\":{\"uid\":\"u1\"},\"via\":\"create\"},\"kind\":\"input\",\"type\":\"create\"}", lines.get(1));
-        assertEquals(3, lines.size());
+        assertEquals(4, lines.size());
         String foreground = "\\{\"atMs\":[0-9]+,\"data\":\\{\"input\":\\{\"type\":\"foreground\"},\"via\":\"lifecycle\"},\"kind\":\"input\",\"type\":\"foreground\"}";
         assertTrue(lines.get(2), lines.get(2).matches(foreground));
+        assertTrue(lines.get(3), lines.get(3).matches("\\{\"atMs\":[0-9]+,\"kind\":\"end\"}"));
     }
 
     @Test
@@ -72,7 +73,8 @@ public class JavaCallerTest {
                 "{\"atMs\":540,\"data\":{\"to\":\"updated\"},\"kind\":\"header\",\"requestId\":\"P\",\"type\":\"updated\"}",
                 "{\"atMs\":540,\"data\":{\"outcome\":\"timedOut\",\"state\":\"idle\"},\"kind\":\"pull\",\"requestId\":\"P\",\"type\":\"idle\"}",
                 "{\"atMs\":540,\"data\":{\"to\":\"hidden\"},\"kind\":\"overlay\",\"type\":\"hidden\"}",
-                "{\"atMs\":540,\"data\":{\"input\":{\"type\":\"accountSwitch\",\"uid\":\"u2\"},\"via\":\"lifecycle\"},\"kind\":\"input\",\"type\":\"accountSwitch\"}"),
+                "{\"atMs\":540,\"data\":{\"input\":{\"type\":\"accountSwitch\",\"uid\":\"u2\"},\"via\":\"lifecycle\"},\"kind\":\"input\",\"type\":\"accountSwitch\"}",
+                "{\"atMs\":540,\"kind\":\"end\"}"),
                 lines(file));
     }
 
@@ -86,6 +88,6 @@ public class JavaCallerTest {
         recorder.close();
         assertEquals(1, errors.size());
         assertEquals("data.properties.when", errors.get(0).getPath());
-        assertEquals(2, lines(file).size());
+        assertEquals(3, lines(file).size());  // the header, the creation, the end
     }
 }

@@ -16,7 +16,8 @@ class NotJsonTest {
     private fun tempTrace(): File = File.createTempFile("todaysim-not-json-", ".jsonl").apply { deleteOnExit() }
 
     private fun types(file: File): List<Any?> =
-        file.readText(Charsets.UTF_8).split("\n").filter { it.isNotEmpty() }.drop(2).map { TinyJson.obj(it)["type"] }
+        file.readText(Charsets.UTF_8).split("\n").filter { it.isNotEmpty() }.drop(2).map { TinyJson.obj(it) }
+            .map { it["type"] ?: it["kind"] }
 
     /** Runs [call] on a recorder that throws (the default) and returns the message it threw. */
     private fun refusal(call: (TodayPageTraceRecorder) -> Unit): String {
@@ -31,7 +32,7 @@ class NotJsonTest {
         }
         recorder.lifecycle(LifecycleType.FOREGROUND)  // the recorder goes on
         recorder.close()
-        assertEquals("the refused call wrote nothing", listOf("foreground"), types(file))
+        assertEquals("the refused call wrote nothing", listOf("foreground", "end"), types(file))
         return message
     }
 
@@ -76,7 +77,7 @@ class NotJsonTest {
         assertEquals(listOf("data.input.properties.when", "data.properties.ratio"), errors.map { it.first.path })
         assertEquals(listOf("no JSON form for the number NaN"), errors.drop(1).map { it.first.problem })
         for (error in errors) assertSame(Thread.currentThread(), error.second)
-        assertEquals("the refused calls wrote nothing, the next one did", listOf("track"), types(file))
+        assertEquals("the refused calls wrote nothing, the next one did", listOf("track", "end"), types(file))
     }
 
     /** A trace without its creation cannot be judged: the constructor throws whatever the handler. */

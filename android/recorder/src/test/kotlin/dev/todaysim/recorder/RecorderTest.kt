@@ -8,7 +8,7 @@ import java.util.concurrent.CountDownLatch
 import java.util.concurrent.TimeUnit
 
 /** A clock a test moves by hand: milliseconds since an arbitrary boot, like `SystemClock.elapsedRealtime()`. */
-class ManualClock(var ms: Long) : TraceClock {
+class ManualClock(@Volatile var ms: Long) : TraceClock {
     override fun nowMs(): Long = ms
 }
 
@@ -45,17 +45,18 @@ class RecorderTest {
 
         val text = file.readText(Charsets.UTF_8)
         val raw = text.split("\n")
-        assertEquals("one line a call, each ended by a newline", 8, raw.size)
+        assertEquals("one line a call and the end line, each ended by a newline", 9, raw.size)
         assertEquals("", raw.last())
         // The first two lines exactly: the header and the creation, members sorted by name.
         assertEquals("{\"host\":\"test app\",\"recorded\":[\"emit\",\"header\"],\"todaysimTrace\":1,\"toleranceMs\":50}", raw[0])
         assertEquals("{\"atMs\":0,\"data\":{\"input\":{\"uid\":\"u1\"},\"via\":\"create\"},\"kind\":\"input\",\"type\":\"create\"}", raw[1])
 
         val lines = lines(file)
-        assertEquals(7, lines.size)
-        assertEquals(listOf(250L, 250L, 350L, 350L, 350L), lines.drop(2).map { it["atMs"] })
+        assertEquals("{\"atMs\":350,\"kind\":\"end\"}", raw[7])
+        assertEquals(8, lines.size)
+        assertEquals(listOf(250L, 250L, 350L, 350L, 350L, 350L), lines.drop(2).map { it["atMs"] })
         assertEquals(listOf("input pull", "emit todayPage.refreshRequested", "header refreshing", "header refreshing", "input todayPage.refreshResult"),
-            lines.drop(2).map { "${it["kind"]} ${it["type"]}" })
+            lines.drop(2).dropLast(1).map { "${it["kind"]} ${it["type"]}" })
         assertEquals("gesture", lines[2].obj("data")["via"])
         assertEquals(mapOf("type" to "pull"), lines[2].obj("data")["input"])
         assertEquals("r1", lines[3]["requestId"])
@@ -105,7 +106,8 @@ class RecorderTest {
             "{\"atMs\":7,\"data\":{\"input\":{\"type\":\"background\"},\"via\":\"lifecycle\"},\"kind\":\"input\",\"type\":\"background\"}",
             "{\"atMs\":7,\"data\":{\"input\":{\"batchId\":\"news\",\"type\":\"todayPage.scrollToSection\"},\"via\":\"command\"},\"kind\":\"input\",\"type\":\"todayPage.scrollToSection\"}",
             "{\"atMs\":7,\"data\":{\"input\":{\"actionId\":\"a\",\"type\":\"dialog.choose\"},\"via\":\"gesture\"},\"kind\":\"input\",\"type\":\"dialog.choose\"}",
-            "{\"atMs\":7,\"data\":{\"input\":{\"event\":\"x\"},\"via\":\"webEvent\"},\"kind\":\"input\",\"type\":\"webEvent\"}"
+            "{\"atMs\":7,\"data\":{\"input\":{\"event\":\"x\"},\"via\":\"webEvent\"},\"kind\":\"input\",\"type\":\"webEvent\"}",
+            "{\"atMs\":7,\"kind\":\"end\"}"
         )
         assertEquals(expected, file.readText(Charsets.UTF_8).split("\n").drop(2).filter { it.isNotEmpty() })
         assertEquals("{\"recorded\":[\"emit\",\"navigation\",\"header\",\"pull\",\"overlay\",\"analytics\",\"resolution\"],\"todaysimTrace\":1,\"toleranceMs\":100}",
@@ -125,7 +127,7 @@ class RecorderTest {
         clock.ms = 86_400_000 + 100  // a reading from before the last one
         recorder.lifecycle(LifecycleType.TIMER_TICK)
         recorder.close()
-        assertEquals(listOf(0L) + steps + 123_456L, lines(file).drop(1).map { it["atMs"] })
+        assertEquals(listOf(0L) + steps + 123_456L + 123_456L, lines(file).drop(1).map { it["atMs"] })
     }
 
     @Test fun theDefaultClockStartsAtZero() {
@@ -171,7 +173,8 @@ class RecorderTest {
         start.countDown()
         assertTrue("the threads finished", done.await(60, TimeUnit.SECONDS))
         recorder.close()
-        val lines = lines(file).drop(2)
+        assertEquals("end", lines(file).last()["kind"])
+        val lines = lines(file).drop(2).dropLast(1)
         assertEquals(threads * calls * 2, lines.size)
         val times = lines.map { it["atMs"] as Long }
         assertEquals("times never go back", times.sorted(), times)

@@ -38,7 +38,7 @@ class TraceValuesTest {
         recorder.close()
         val result = VerifyHost.run(file)
         assertEquals("$result\n--- the trace:\n${file.readText(Charsets.UTF_8)}", true, result.exitCode in 0..1)
-        val types = file.readText(Charsets.UTF_8).split("\n").filter { it.isNotEmpty() }.drop(2).map { TinyJson.obj(it)["type"] }
+        val types = file.readText(Charsets.UTF_8).split("\n").filter { it.isNotEmpty() }.drop(2).dropLast(1).map { TinyJson.obj(it)["type"] }
         assertEquals(GestureType.values().map { it.wire } + LifecycleType.values().map { it.wire }, types)
     }
 }

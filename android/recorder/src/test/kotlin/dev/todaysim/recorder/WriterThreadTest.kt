@@ -5,7 +5,6 @@ import org.junit.Assert.assertTrue
 import org.junit.Assert.fail
 import org.junit.Test
 import java.io.File
-import java.io.FileInputStream
 import java.io.IOException
 import java.nio.file.Files
 import java.util.concurrent.CountDownLatch
@@ -20,24 +19,6 @@ import java.util.concurrent.atomic.AtomicReference
 class WriterThreadTest {
     private fun lines(text: String) = text.split("\n").filter { it.isNotEmpty() }.map { TinyJson.obj(it) }
 
-    /** Reads [file] to its end on a thread of its own; the text, once the writer has closed it. */
-    private class Reader(file: File) {
-        private val text = AtomicReference<String>()
-        private val done = CountDownLatch(1)
-
-        init {
-            Thread({
-                text.set(FileInputStream(file).use { it.readBytes() }.toString(Charsets.UTF_8))
-                done.countDown()
-            }, "test reader").apply { isDaemon = true }.start()
-        }
-
-        fun await(): String {
-            assertTrue("the reader saw the end of the file within a minute", done.await(60, TimeUnit.SECONDS))
-            return text.get()
-        }
-    }
-
     /**
      * The trace is a named pipe (FIFO) nobody reads yet: opening it for writing blocks until a
      * reader comes. Made and called on a "main" thread, the recorder returns from a thousand calls
@@ -45,10 +26,7 @@ class WriterThreadTest {
      * opens the pipe, every line arrives, in order, and close() returns after the last.
      */
     @Test fun callsOnTheMainThreadReturnWhileTheTraceCannotEvenBeOpened() {
-        val fifo = File(Files.createTempDirectory("todaysim-fifo-").toFile().apply { deleteOnExit() }, "trace.jsonl")
-        val mkfifo = ProcessBuilder("mkfifo", fifo.path).inheritIO().start()
-        assertEquals("mkfifo ${fifo.path}", 0, mkfifo.waitFor())
-        fifo.deleteOnExit()
+        val fifo = NamedPipe.make()
         val recorder = AtomicReference<TodayPageTraceRecorder>()
         val returned = CountDownLatch(1)
         val clock = ManualClock(0)
@@ -59,13 +37,13 @@ class WriterThreadTest {
             returned.countDown()
         }, "main").apply { isDaemon = true }.start()
         val returnedUnread = returned.await(60, TimeUnit.SECONDS)
-        val reader = Reader(fifo)  // opened whatever happened, so that a recorder stuck in open() goes on
+        val reader = NamedPipe.Reader(fifo)  // opened whatever happened, so that a recorder stuck in open() goes on
         assertTrue("the calls on the main thread returned while the trace could not be opened", returnedUnread)
         recorder.get().close()
         val lines = lines(reader.await())
-        assertEquals(listOf("create") + List(1_000) { "tick" }, lines.drop(1).map { it["type"] })
+        assertEquals(listOf("create") + List(1_000) { "tick" } + "end", lines.drop(1).map { it["type"] ?: it["kind"] })
         @Suppress("UNCHECKED_CAST")
-        val order = lines.drop(2).map { ((it["data"] as Map<String, Any?>)["properties"] as Map<String, Any?>)["i"] }
+        val order = lines.drop(2).dropLast(1).map { ((it["data"] as Map<String, Any?>)["properties"] as Map<String, Any?>)["i"] }
         assertEquals((0L until 1_000L).toList(), order)
     }
 
@@ -77,8 +55,8 @@ class WriterThreadTest {
         for (i in 0 until calls) recorder.analytics("tick", mapOf("i" to i, "padding" to "x".repeat(100)))
         recorder.close()
         val lines = lines(file.readText(Charsets.UTF_8))
-        assertEquals(2 + calls, lines.size)
-        assertEquals("tick", lines.last()["type"])
+        assertEquals(2 + calls + 1, lines.size)
+        assertEquals(mapOf("atMs" to 0L, "kind" to "end"), lines.last())
     }
 
     /** The file is opened by the writer: a trace that cannot be made fails close(), once, naming the file. */
