@@ -150,6 +150,9 @@ class ChecklistTableTest {
         /** Planted: the spinner never ends on the pull's result (the checklist's H11). */
         val spinnerNeverEnds: List<Row> = golden.filter { it.what != "pull idle succeeded [H11]" }
 
+        /** Planted: the recording stops 1 s in, at a user pull Web never answers. */
+        val pullNeverAnswered: List<Row> = golden.filter { it.atMs <= 1000 }
+
         /** Planted: the header mirrors a user pull, with no refreshStarted (H10). */
         val headerMirrorsPull: List<Row> = (golden + listOf(
             Row(1000, "header refreshing for the pull (the bug)") { r, ids -> r.header(HeaderState.REFRESHING, ids["pull"]) },
@@ -157,8 +160,11 @@ class ChecklistTableTest {
             Row(2500, "header hidden for the pull (the bug)") { r, ids -> r.header(HeaderState.HIDDEN, ids["pull"]) }
         )).sortedBy { it.atMs }  // a stable sort: each bug row comes after the golden rows of its instant
 
-        /** Plays [rows] in order, the clock set to each row's time, into a new trace file. */
-        fun play(rows: List<Row>, host: String = "Android MiniHost (ChecklistTableTest)"): File {
+        /**
+         * Plays [rows] in order, the clock set to each row's time, into a new trace file, closed at
+         * [endAtMs] (by default the last row's time).
+         */
+        fun play(rows: List<Row>, host: String = "Android MiniHost (ChecklistTableTest)", endAtMs: Long? = null): File {
             val file = File.createTempFile("todaysim-android-trace-", ".jsonl")
             file.deleteOnExit()
             val boot = 3_600_000L  // elapsedRealtime when the host is created: the trace starts at 0 all the same
@@ -170,6 +176,7 @@ class ChecklistTableTest {
                 clock.ms = boot + row.atMs
                 row.call(recorder, ids)
             }
+            if (endAtMs != null) clock.ms = boot + endAtMs
             recorder.close()
             return file
         }
@@ -231,5 +238,27 @@ class ChecklistTableTest {
         assertEquals("times from 0, never going back", times.sorted(), times)
         if (times.first() != 0L) fail("the creation is at ${times.first()} ms, not 0")
         assertEquals(16400L, lines.last()["atMs"])
+    }
+
+    /**
+     * The end line says when recording stopped, and the rules' timers due before it are judged:
+     * Web never answers a pull. Closed at the pull, the trace cannot show the spinner stuck and
+     * conforms; closed 20 s in, with the spinner still up, the deadline's reload (H9) and the
+     * spinner's watchdog (H11, 13 s) are missing.
+     */
+    @Test fun theEndLineJudgesTheTimersDueBeforeRecordingStopped() {
+        val cut = play(pullNeverAnswered)
+        val atThePull = VerifyHost.run(cut)
+        assertEquals(explain(atThePull, cut), 0, atThePull.exitCode)
+        assertEquals(explain(atThePull, cut), 1000L, atThePull.verdict["endMs"])
+        val trace = play(pullNeverAnswered, endAtMs = 20_000)
+        val result = VerifyHost.run(trace)
+        assertEquals(explain(result, trace), "{\"atMs\":20000,\"kind\":\"end\"}", trace.readText(Charsets.UTF_8).trim().lines().last())
+        assertEquals(explain(result, trace), listOf(
+            listOf(6000L, "navigation", "recovery", "missing", "H9"),
+            listOf(6000L, "pull", "refreshing", "missing", "H11"),
+            listOf(6000L, "overlay", "visible", "missing", "H3"),
+            listOf(13000L, "pull", "idle", "missing", "H11")
+        ), result.divergences.map { listOf(it["atMs"], it["kind"], it["type"], it["problem"], it["rule"]) })
     }
 }
