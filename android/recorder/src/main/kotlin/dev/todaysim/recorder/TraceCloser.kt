@@ -21,7 +21,8 @@ internal object TraceCloser {
     private val queue = ReferenceQueue<Any>()
     // The phantoms themselves must stay reachable until they are enqueued.
     private val registered: MutableSet<Registration> = Collections.newSetFromMap(ConcurrentHashMap<Registration, Boolean>())
-    private val thread by lazy {
+
+    init {  // at the first recorder's registration
         Thread({ endUnreachable() }, "todaysim trace closer").apply {
             isDaemon = true
             start()
@@ -38,10 +39,7 @@ internal object TraceCloser {
     }
 
     /** Ends [lines] if [recorder] becomes unreachable before [Registration.cancel]. */
-    fun register(recorder: Any, lines: TraceLines): Registration {
-        thread
-        return Registration(recorder, lines).also { registered.add(it) }
-    }
+    fun register(recorder: Any, lines: TraceLines): Registration = Registration(recorder, lines).also { registered.add(it) }
 
     private fun endUnreachable() {
         while (true) {
