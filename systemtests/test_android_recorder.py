@@ -2,13 +2,17 @@
 Debian's Kotlin compiler (kotlin 1.3.31: kotlinc) and JUnit 4 on the machine's JDK — not with
 Gradle, which cannot be fetched here, and not on an Android device. The recorder's source
 (src/main/kotlin) compiles on its own, against the Kotlin standard library and the JDK only (an
-Android class or org.json would not compile); the tests (src/test/kotlin) against it and JUnit.
+Android class or org.json would not compile); the tests (src/test/kotlin) against it and JUnit,
+then the Java tests (src/test/java: a Java host's calls) with javac --release 8 against both.
 Each JUnit class runs on its own and must pass every `@Test` of its file: among them the
 checklist's calls played through the recorder and judged by this build's `todaysim verify-host`
 (TODAYSIM_BIN): the golden table conforms, each planted host bug is found by its rule (H11, H10).
-kotlin, junit4 and a JRE are installed with apt-get when missing."""
+The Kotlin and Java snippets of the docs compile too, against the recorder and stubs of the
+Android members they call (android_stubs/). kotlin, junit4 and a JDK are installed with apt-get
+when missing."""
 from __future__ import annotations
 
+import glob
 import os
 import re
 import shutil
@@ -23,20 +27,65 @@ from support.tools import install_packages
 
 RECORDER = os.path.join(ROOT, "android", "recorder")
 TESTS = os.path.join(RECORDER, "src", "test", "kotlin")
+JAVA_TESTS = os.path.join(RECORDER, "src", "test", "java")
+ANDROID_STUBS = os.path.join(ROOT, "systemtests", "android_stubs")
+DOCS = [os.path.join(ROOT, "README.md"), *sorted(glob.glob(os.path.join(ROOT, "docs", "*.md"))),
+        os.path.join(RECORDER, "README.md")]
+NOT_COMPILED = "<!-- not compiled:"
 
 
 def junit_classes() -> dict[str, int]:
-    """Each JUnit class of src/test/kotlin (`class NameTest` in its own file, package todaysim)
-    and the number of `@Test`s its file holds."""
+    """Each JUnit class of src/test/kotlin and src/test/java (`class NameTest` in its own file,
+    `public class` in Java, named with the file's package) and the number of `@Test`s its file
+    holds."""
     found = {}
-    for path in sorted(Path(TESTS).rglob("*Test.kt")):
+    for path in sorted([*Path(TESTS).rglob("*Test.kt"), *Path(JAVA_TESTS).rglob("*Test.java")]):
         text = path.read_text(encoding="utf-8")
-        if re.search(rf"^class {path.stem}\b", text, re.M):
-            found[f"todaysim.{path.stem}"] = len(re.findall(r"@Test\b", text))
+        package = re.search(r"^package ([\w.]+)", text, re.M)
+        if package and re.search(rf"^(public )?class {path.stem}\b", text, re.M):
+            found[f"{package.group(1)}.{path.stem}"] = len(re.findall(r"@Test\b", text))
     return found
 
 
 JUNIT_CLASSES = junit_classes()
+
+
+@dataclass
+class Snippet:
+    doc: str  # relative to the repository
+    line: int  # of the fence
+    text: str
+
+    @property
+    def package(self) -> str:
+        return "snippets." + re.sub(r"\W", "_", f"{self.doc}_line{self.line}").lower()
+
+    def write(self, folder: Path, extension: str) -> Path:
+        """The snippet as a source file in a package of its own (snippets may declare the same
+        names), the package line in the fence's place: the compiler's line N is the doc's line
+        fence + N - 1. A Java file is named after its public class, if it has one."""
+        public = re.search(r"^public (?:final |abstract )*class (\w+)", self.text, re.M)
+        path = folder / self.package.replace(".", "/") / f"{public.group(1) if public else 'Snippet'}.{extension}"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"package {self.package};\n{self.text}", encoding="utf-8")
+        return path
+
+
+def doc_snippets(language: str) -> list[Snippet]:
+    """Each ```{language} block of the docs, but for one whose fence follows a line
+    `<!-- not compiled: reason -->`."""
+    found = []
+    for doc in DOCS:
+        lines = Path(doc).read_text(encoding="utf-8").splitlines()
+        index = 0
+        while index < len(lines):
+            if lines[index].strip() == f"```{language}":
+                end = next(i for i in range(index + 1, len(lines)) if lines[i].strip() == "```")
+                if not (index > 0 and lines[index - 1].startswith(NOT_COMPILED)):
+                    found.append(Snippet(os.path.relpath(doc, ROOT), index + 1, "\n".join(lines[index + 1:end]) + "\n"))
+                index = end
+            index += 1
+    return found
 
 
 @dataclass
@@ -60,6 +109,12 @@ class Kotlin:
                           if "-noverify were deprecated" not in line and not line.startswith("info: kotlinc-jvm"))
         assert done.returncode == 0, f"kotlinc {' '.join(args)} failed ({self.versions()}):\n{shown}"
 
+    def compile_java(self, classpath: str, out: Path, sources: list[str]) -> None:
+        """javac --release 8 (the Java an Android app's code may be), every lint, a warning an error."""
+        done = subprocess.run(["javac", "--release", "8", "-Xlint:all", "-Werror", "-cp", classpath, "-d", str(out), *sources],
+                              capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, f"javac {' '.join(sources)} failed ({self.versions()}):\n{done.stdout}{done.stderr}"
+
     def versions(self) -> str:
         packaged = {name: subprocess.run(["dpkg-query", "-W", "-f=${Version}", name], capture_output=True,
                                          text=True).stdout for name in ("kotlin", "junit4")}
@@ -71,7 +126,7 @@ class Kotlin:
 def kotlin(tmp_path_factory: pytest.TempPathFactory) -> Kotlin:
     missing = [] if shutil.which("kotlinc") else ["kotlin"]
     missing += [] if os.path.isfile("/usr/share/java/junit4.jar") else ["junit4"]
-    missing += [] if shutil.which("java") else ["default-jre-headless"]
+    missing += [] if shutil.which("java") and shutil.which("javac") else ["default-jdk-headless"]
     install_packages(*missing)
     # The standard library beside the compiler (Debian links /usr/bin/kotlinc into its KOTLIN_HOME).
     home = os.path.dirname(os.path.dirname(os.path.realpath(str(shutil.which("kotlinc")))))
@@ -93,12 +148,37 @@ def recorder_classes(kotlin: Kotlin) -> Path:
 def compiled_tests(kotlin: Kotlin, recorder_classes: Path) -> Path:
     out = kotlin.work / "test"
     kotlin.compile("-cp", f"{recorder_classes}:{kotlin.junit}", "-d", str(out), TESTS)
+    java = sorted(str(path) for path in Path(JAVA_TESTS).rglob("*.java"))
+    if java:
+        kotlin.compile_java(f"{recorder_classes}:{out}:{kotlin.stdlib}:{kotlin.junit}", out, java)
     return out
 
 
 def test_the_recorder_compiles_on_the_standard_library_and_the_jdk_alone(recorder_classes: Path) -> None:
-    assert (recorder_classes / "todaysim" / "TodayPageTraceRecorder.class").is_file(), \
+    assert (recorder_classes / "dev" / "todaysim" / "recorder" / "TodayPageTraceRecorder.class").is_file(), \
         f"no TodayPageTraceRecorder.class in {sorted(str(p) for p in recorder_classes.rglob('*.class'))}"
+
+
+def test_the_docs_kotlin_and_java_snippets_compile(kotlin: Kotlin, recorder_classes: Path) -> None:
+    """Every ```kotlin block of the docs by kotlinc, every ```java block by javac, as the tests
+    are, against the recorder, JUnit and the Android stubs (a block after `<!-- not compiled:
+    reason -->` is left out: a Gradle script)."""
+    kotlin_snippets, java_snippets = doc_snippets("kotlin"), doc_snippets("java")
+    assert kotlin_snippets and java_snippets, f"no snippets found in {DOCS}"
+    where = "\n".join(f"{snippet.package}: {snippet.doc}, the block at line {snippet.line}"
+                      for snippet in kotlin_snippets + java_snippets)
+    sources = kotlin.work / "snippets"
+    out = kotlin.work / "snippets-classes"
+    stubs = sorted(str(path) for path in Path(ANDROID_STUBS).rglob("*.java"))
+    for snippet in kotlin_snippets:
+        snippet.write(sources / "kotlin", "kt")
+    try:
+        # kotlinc reads the stubs' Java sources to resolve the snippets' calls; javac compiles them.
+        kotlin.compile("-cp", f"{recorder_classes}:{kotlin.junit}", "-d", str(out), str(sources / "kotlin"), *stubs)
+        kotlin.compile_java(f"{recorder_classes}:{kotlin.stdlib}:{kotlin.junit}", out,
+                            [str(snippet.write(sources / "java", "java")) for snippet in java_snippets] + stubs)
+    except AssertionError as failed:
+        raise AssertionError(f"{failed}\nthe snippets:\n{where}") from None
 
 
 def test_the_tests_compile_and_every_test_class_is_run_here(compiled_tests: Path) -> None:

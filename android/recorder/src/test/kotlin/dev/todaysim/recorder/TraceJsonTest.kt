@@ -1,4 +1,4 @@
-package todaysim
+package dev.todaysim.recorder
 
 import org.junit.Assert.assertEquals
 import org.junit.Assert.assertTrue

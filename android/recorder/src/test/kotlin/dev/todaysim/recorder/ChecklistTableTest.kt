@@ -1,4 +1,4 @@
-package todaysim
+package dev.todaysim.recorder
 
 import org.junit.Assert.assertEquals
 import org.junit.Assert.assertTrue
@@ -87,7 +87,7 @@ class ChecklistTableTest {
         /** The golden table: a host that follows the rules (the rule each output follows in brackets). */
         val golden: List<Row> = listOf(
             // 0 ms: the host is created; its first load (H3) with the overlay up, and its analytics (H24).
-            Row(0, "navigation initial [H3]") { r, _ -> r.navigated("initial", url()) },
+            Row(0, "navigation initial [H3]") { r, _ -> r.navigated(NavigationCause.INITIAL, url()) },
             Row(0, "overlay shown by the load (already visible: no line)") { r, _ -> r.overlayShownByLoad() },
             Row(0, "analytics app_sess_start [H24]", event("app_sess_start")),
             Row(0, "analytics page_view [H24]", event("page_view")),
@@ -95,81 +95,88 @@ class ChecklistTableTest {
             Row(100, "web: webView.loadingPresentation") { r, _ ->
                 r.webEvent(mapOf("type" to "webView.loadingPresentation", "owner" to "web", "reason" to "placeholders_visible"))
             },
-            Row(100, "overlay hidden [H23]") { r, _ -> r.overlay("hidden") },
+            Row(100, "overlay hidden [H23]") { r, _ -> r.overlay(OverlayState.HIDDEN) },
             Row(150, "web: todayPage.firstBatchRendered") { r, _ ->
                 r.webEvent(mapOf("type" to "todayPage.firstBatchRendered", "schemaVersion" to 1, "batchId" to "b1", "elapsedMs" to 140))
             },
-            Row(150, "overlay hidden again (a repeat: no line)") { r, _ -> r.overlay("hidden") },
+            Row(150, "overlay hidden again (a repeat: no line)") { r, _ -> r.overlay(OverlayState.HIDDEN) },
             // A user pull: the spinner and a silent request (H10), the spinner ends on its result (H11).
-            Row(1000, "gesture pull") { r, _ -> r.gesture(mapOf("type" to "pull")) },
-            Row(1000, "pull refreshing [H10]") { r, ids -> r.pull("refreshing", ids["pull"]) },
+            Row(1000, "gesture pull") { r, _ -> r.gesture(GestureType.PULL) },
+            Row(1000, "pull refreshing [H10]") { r, ids -> r.pull(PullState.REFRESHING, ids["pull"]) },
             Row(1000, "emit refreshRequested user_pull [H10]") { r, ids -> r.emitted(refreshRequested(ids["pull"], "user_pull")) },
-            Row(1200, "pull refreshing again (a re-render: no line)") { r, ids -> r.pull("refreshing", ids["pull"]) },
+            Row(1200, "pull refreshing again (a re-render: no line)") { r, ids -> r.pull(PullState.REFRESHING, ids["pull"]) },
             Row(1500, "web: refreshResult for the pull") { r, ids -> r.webEvent(result(ids["pull"], "succeeded")) },
-            Row(1500, "pull idle succeeded [H11]") { r, ids -> r.pull("idle", ids["pull"], "succeeded") },
+            Row(1500, "pull idle succeeded [H11]") { r, ids -> r.pull(PullState.IDLE, ids["pull"], PullOutcome.SUCCEEDED) },
             // Background (H15): visibility to Web, page_end.
-            Row(2000, "lifecycle background") { r, _ -> r.lifecycle(mapOf("type" to "background")) },
+            Row(2000, "lifecycle background") { r, _ -> r.lifecycle(LifecycleType.BACKGROUND) },
             Row(2000, "emit visibilityWillChange false [H15]") { r, _ -> r.emitted(visibility("webView.visibilityWillChange", false)) },
             Row(2000, "emit visibilityChanged false [H15]") { r, _ -> r.emitted(visibility("webView.visibilityChanged", false)) },
             Row(2000, "analytics page_end [H24]", event("page_end")),
             // Foreground after 6 s (>= 5 s away): visibility, page_view and an app_foreground request (H15) with its 5 s deadline (H5).
-            Row(8000, "lifecycle foreground") { r, _ -> r.lifecycle(mapOf("type" to "foreground")) },
+            Row(8000, "lifecycle foreground") { r, _ -> r.lifecycle(LifecycleType.FOREGROUND) },
             Row(8000, "emit visibilityWillChange true [H15]") { r, _ -> r.emitted(visibility("webView.visibilityWillChange", true)) },
             Row(8000, "emit visibilityChanged true [H15]") { r, _ -> r.emitted(visibility("webView.visibilityChanged", true)) },
             Row(8000, "analytics page_view [H24]", event("page_view")),
             Row(8000, "emit refreshRequested app_foreground [H15]") { r, ids -> r.emitted(refreshRequested(ids["foreground"], "app_foreground")) },
             // Web starts it with the header (H12) and never answers.
             Row(8200, "web: refreshStarted for the foreground request") { r, ids -> r.webEvent(started(ids["foreground"])) },
-            Row(8200, "header refreshing [H12]") { r, ids -> r.header("refreshing", ids["foreground"]) },
-            Row(8300, "header refreshing again (a re-render: no line)") { r, ids -> r.header("refreshing", ids["foreground"]) },
+            Row(8200, "header refreshing [H12]") { r, ids -> r.header(HeaderState.REFRESHING, ids["foreground"]) },
+            Row(8300, "header refreshing again (a re-render: no line)") { r, ids -> r.header(HeaderState.REFRESHING, ids["foreground"]) },
             // 13,000 ms, the deadline (H6): the header goes with the document (H14), the one recovery reload (H9) shows the overlay (H3).
-            Row(13000, "header hidden [H14]") { r, ids -> r.header("hidden", ids["foreground"]) },
-            Row(13000, "navigation recovery [H9]") { r, ids -> r.navigated("recovery", url(ids["recovery"]), ids["recovery"]) },
+            Row(13000, "header hidden [H14]") { r, ids -> r.header(HeaderState.HIDDEN, ids["foreground"]) },
+            Row(13000, "navigation recovery [H9]") { r, ids -> r.navigated(NavigationCause.RECOVERY, url(ids["recovery"]), ids["recovery"]) },
             Row(13000, "overlay shown by the load [H3]") { r, _ -> r.overlayShownByLoad() },
             Row(13100, "web: webView.loadingPresentation") { r, _ ->
                 r.webEvent(mapOf("type" to "webView.loadingPresentation", "owner" to "web", "reason" to "content_visible"))
             },
-            Row(13100, "overlay hidden [H23]") { r, _ -> r.overlay("hidden") },
+            Row(13100, "overlay hidden [H23]") { r, _ -> r.overlay(OverlayState.HIDDEN) },
             Row(13300, "web: firstBatchRendered of the reload") { r, ids ->
                 r.webEvent(mapOf("type" to "todayPage.firstBatchRendered", "schemaVersion" to 1, "batchId" to "b2", "elapsedMs" to 290,
                     "requestId" to ids["recovery"]))
             },
             Row(13500, "web: refreshResult of the reload (hard)") { r, ids -> r.webEvent(result(ids["recovery"], "succeeded", mode = "hard")) },
             // A tab activation: a silent request (H16), answered.
-            Row(14000, "lifecycle tabActivated") { r, _ -> r.lifecycle(mapOf("type" to "tabActivated")) },
+            Row(14000, "lifecycle tabActivated") { r, _ -> r.lifecycle(LifecycleType.TAB_ACTIVATED) },
             Row(14000, "emit refreshRequested tab_activated [H16]") { r, ids -> r.emitted(refreshRequested(ids["tab"], "tab_activated")) },
             Row(14300, "web: refreshResult for the tab request") { r, ids -> r.webEvent(result(ids["tab"], "succeeded")) },
             // A refresh Web makes itself, with the header (H12), updated then hidden 1 s later (H13).
             Row(15000, "web: refreshStarted of Web's own refresh") { r, _ -> r.webEvent(started(WEB_REFRESH)) },
-            Row(15000, "header refreshing [H12]") { r, _ -> r.header("refreshing", WEB_REFRESH) },
+            Row(15000, "header refreshing [H12]") { r, _ -> r.header(HeaderState.REFRESHING, WEB_REFRESH) },
             Row(15400, "web: refreshResult of Web's own refresh") { r, _ -> r.webEvent(result(WEB_REFRESH, "succeeded")) },
-            Row(15400, "header updated [H13]") { r, _ -> r.header("updated", WEB_REFRESH) },
-            Row(16400, "header hidden [H13]") { r, _ -> r.header("hidden", WEB_REFRESH) }
+            Row(15400, "header updated [H13]") { r, _ -> r.header(HeaderState.UPDATED, WEB_REFRESH) },
+            Row(16400, "header hidden [H13]") { r, _ -> r.header(HeaderState.HIDDEN, WEB_REFRESH) }
         )
 
         /** Planted: the spinner never ends on the pull's result (the checklist's H11). */
         val spinnerNeverEnds: List<Row> = golden.filter { it.what != "pull idle succeeded [H11]" }
 
+        /** Planted: the recording stops 1 s in, at a user pull Web never answers. */
+        val pullNeverAnswered: List<Row> = golden.filter { it.atMs <= 1000 }
+
         /** Planted: the header mirrors a user pull, with no refreshStarted (H10). */
         val headerMirrorsPull: List<Row> = (golden + listOf(
-            Row(1000, "header refreshing for the pull (the bug)") { r, ids -> r.header("refreshing", ids["pull"]) },
-            Row(1500, "header updated for the pull (the bug)") { r, ids -> r.header("updated", ids["pull"]) },
-            Row(2500, "header hidden for the pull (the bug)") { r, ids -> r.header("hidden", ids["pull"]) }
+            Row(1000, "header refreshing for the pull (the bug)") { r, ids -> r.header(HeaderState.REFRESHING, ids["pull"]) },
+            Row(1500, "header updated for the pull (the bug)") { r, ids -> r.header(HeaderState.UPDATED, ids["pull"]) },
+            Row(2500, "header hidden for the pull (the bug)") { r, ids -> r.header(HeaderState.HIDDEN, ids["pull"]) }
         )).sortedBy { it.atMs }  // a stable sort: each bug row comes after the golden rows of its instant
 
-        /** Plays [rows] in order, the clock set to each row's time, into a new trace file. */
-        fun play(rows: List<Row>, host: String = "Android MiniHost (ChecklistTableTest)"): File {
+        /**
+         * Plays [rows] in order, the clock set to each row's time, into a new trace file, closed at
+         * [endAtMs] (by default the last row's time).
+         */
+        fun play(rows: List<Row>, host: String = "Android MiniHost (ChecklistTableTest)", endAtMs: Long? = null): File {
             val file = File.createTempFile("todaysim-android-trace-", ".jsonl")
             file.deleteOnExit()
             val boot = 3_600_000L  // elapsedRealtime when the host is created: the trace starts at 0 all the same
             val clock = ManualClock(boot)
             val ids = HostIds()
-            val recorder = TodayPageTraceRecorder(file, mapOf("uid" to UID, "platform" to "android"), host = host, clock = clock::read)
+            val recorder = TodayPageTraceRecorder(file, mapOf("uid" to UID, "platform" to "android"), host = host, clock = clock)
             for (row in rows) {
                 assertTrue("the table is in time order (${row.what})", boot + row.atMs >= clock.ms)
                 clock.ms = boot + row.atMs
                 row.call(recorder, ids)
             }
+            if (endAtMs != null) clock.ms = boot + endAtMs
             recorder.close()
             return file
         }
@@ -231,5 +238,27 @@ class ChecklistTableTest {
         assertEquals("times from 0, never going back", times.sorted(), times)
         if (times.first() != 0L) fail("the creation is at ${times.first()} ms, not 0")
         assertEquals(16400L, lines.last()["atMs"])
+    }
+
+    /**
+     * The end line says when recording stopped, and the rules' timers due before it are judged:
+     * Web never answers a pull. Closed at the pull, the trace cannot show the spinner stuck and
+     * conforms; closed 20 s in, with the spinner still up, the deadline's reload (H9) and the
+     * spinner's watchdog (H11, 13 s) are missing.
+     */
+    @Test fun theEndLineJudgesTheTimersDueBeforeRecordingStopped() {
+        val cut = play(pullNeverAnswered)
+        val atThePull = VerifyHost.run(cut)
+        assertEquals(explain(atThePull, cut), 0, atThePull.exitCode)
+        assertEquals(explain(atThePull, cut), 1000L, atThePull.verdict["endMs"])
+        val trace = play(pullNeverAnswered, endAtMs = 20_000)
+        val result = VerifyHost.run(trace)
+        assertEquals(explain(result, trace), "{\"atMs\":20000,\"kind\":\"end\"}", trace.readText(Charsets.UTF_8).trim().lines().last())
+        assertEquals(explain(result, trace), listOf(
+            listOf(6000L, "navigation", "recovery", "missing", "H9"),
+            listOf(6000L, "pull", "refreshing", "missing", "H11"),
+            listOf(6000L, "overlay", "visible", "missing", "H3"),
+            listOf(13000L, "pull", "idle", "missing", "H11")
+        ), result.divergences.map { listOf(it["atMs"], it["kind"], it["type"], it["problem"], it["rule"]) })
     }
 }

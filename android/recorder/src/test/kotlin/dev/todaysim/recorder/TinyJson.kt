@@ -1,4 +1,4 @@
-package todaysim
+package dev.todaysim.recorder
 
 /**
  * A small JSON reader for the tests (written apart from [TraceJson], which only writes): reads a

@@ -1,0 +1,5 @@
+package android.os;
+
+public class Build {
+    public static final String MODEL = "stub";
+}
