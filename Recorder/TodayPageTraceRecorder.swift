@@ -7,7 +7,7 @@ import Foundation
 /// beside the bridge); it needs Foundation only. Create one
 /// recorder per Today Page host (at the host's creation), call it where the host receives an
 /// input and where it makes an output, and `close()` it when the test ends. Times come from a
-/// monotonic clock (`ProcessInfo.systemUptime`, see `init`), in milliseconds since the recorder
+/// monotonic clock that keeps counting while the device sleeps (see `init`), in milliseconds since the recorder
 /// was made. Every call is one line, written at once; calls from several threads are serialized.
 /// `close()` writes the end line (`{"atMs": T, "kind": "end"}`): the verifier replays to it, so a
 /// spinner or header the host left up when recording stopped is judged `missing`.
@@ -54,8 +54,11 @@ public final class TodayPageTraceRecorder: @unchecked Sendable {
     /// Starts a trace at `url` (created or emptied) with its header and creation lines.
     /// `creation`: the host's settings as `POST /v1/sessions` takes them (`uid` required;
     /// `platform`, `route`, `language`, `loadingGate`, `capabilities`, `timing`, `analytics`).
-    /// `clock`: milliseconds of a monotonic clock; the default reads `systemUptime`, which stops
-    /// while the device sleeps (a host's own timers, on the same clock, stop with it). Throws
+    /// `clock`: milliseconds of a monotonic clock; the default keeps counting while the device
+    /// sleeps (`CLOCK_MONOTONIC` on Apple's systems, `CLOCK_BOOTTIME` on Linux), as the time the
+    /// rules measure does: an app away 6 s with the screen locked has been away 6 s (H15).
+    /// `ProcessInfo.systemUptime` stops while the device sleeps, so a trace on it shortens every
+    /// sleep; a test passes a clock it moves by hand. Throws
     /// `NotJSON` for a creation that is not plain JSON, or the file's error.
     public init(url: URL, creation: [String: Any], recorded: [Kind] = Kind.allCases, toleranceMs: Int = 100,
                 host: String? = nil, clock: (() -> Int64)? = nil) throws {
@@ -67,13 +70,24 @@ public final class TodayPageTraceRecorder: @unchecked Sendable {
             let start = clock()
             self.clock = { clock() - start }
         } else {
-            let start = ProcessInfo.processInfo.systemUptime
-            self.clock = { Int64(((ProcessInfo.processInfo.systemUptime - start) * 1000).rounded(.down)) }
+            let start = Self.awakeOrAsleepMs()
+            self.clock = { Self.awakeOrAsleepMs() - start }
         }
         var header: [String: Any] = ["todaysimTrace": 1, "recorded": recorded.map(\.rawValue), "toleranceMs": toleranceMs]
         if let host { header["host"] = String(String.UnicodeScalarView(host.unicodeScalars.prefix(200))) }  // the verifier counts scalars
         try write(header)
         try write(["atMs": 0, "kind": "input", "type": "create", "data": ["via": "create", "input": creation]])
+    }
+
+    /// Milliseconds of the system's monotonic clock that counts sleep too.
+    static func awakeOrAsleepMs() -> Int64 {
+        #if canImport(Darwin)
+        return Int64(clock_gettime_nsec_np(CLOCK_MONOTONIC) / 1_000_000)
+        #else
+        var now = timespec()
+        clock_gettime(CLOCK_BOOTTIME, &now)
+        return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
+        #endif
     }
 
     /// An unclosed recorder ends its trace when it goes (the end line at that time).

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import TodayHost
-import TodayTraceRecorder
+@testable import TodayTraceRecorder
 
 /// The recorder an app copies (issue 21, item 4), driven as an app drives it: what it writes is
 /// the trace format, line by line.
@@ -141,5 +141,21 @@ import TodayTraceRecorder
         let lines = try String(contentsOf: url, encoding: .utf8).split(separator: "\n")
         #expect(lines.count == 4, "header, creation, the one plain line, the end line: the refused ones wrote nothing")
         #expect(lines[2].contains(#""requestId":null"#))
+    }
+
+    /// The default clock (the system's monotonic clock that counts sleep too) starts at 0 with
+    /// the recorder and reads milliseconds: two reads 50 ms of `CLOCK_MONOTONIC` apart differ by
+    /// about that, never by seconds (nanoseconds) or nothing (seconds).
+    @Test func theDefaultClockReadsMillisecondsSinceTheRecorderWasMade() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("todaysim-recorder-\(UUID().uuidString).jsonl")
+        defer { try? FileManager.default.removeItem(at: url) }
+        let before = TodayPageTraceRecorder.awakeOrAsleepMs()
+        let recorder = try TodayPageTraceRecorder(url: url, creation: ["uid": "u1"])
+        var waited: Int64 = 0
+        while waited < 50 { waited = TodayPageTraceRecorder.awakeOrAsleepMs() - before }  // the condition, not a sleep
+        try recorder.close()
+        let end = try String(contentsOf: url, encoding: .utf8).split(separator: "\n").last.map(String.init) ?? ""
+        let atMs = try #require(Int(end.split(separator: ":")[1].split(separator: ",")[0]))
+        #expect(atMs >= 50 - 1 && atMs <= waited + 60_000, "\(end): about the \(waited) ms waited, in milliseconds")
     }
 }
