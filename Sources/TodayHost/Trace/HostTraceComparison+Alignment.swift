@@ -67,7 +67,7 @@ struct TracePairComparer {
             let (longer, side, other) = a.inputs.count > b.inputs.count ? (a, "A", "B") : (b, "B", "A")
             let extra = longer.inputs[min(a.inputs.count, b.inputs.count)]
             throw .notComparable(field: "\(side.lowercased()): line \(extra.line)",
-                                 detail: "A has \(a.inputs.count) inputs and B \(b.inputs.count): \(side)'s input \(min(a.inputs.count, b.inputs.count) + 1) "
+                                 detail: "A has \(a.inputs.count) input\(a.inputs.count == 1 ? "" : "s") and B \(b.inputs.count): \(side)'s input \(min(a.inputs.count, b.inputs.count) + 1) "
                                      + "(line \(extra.line), \(Self.describe(extra))) has none in \(other)")
         }
     }

@@ -122,9 +122,9 @@ extension TracePairComparer {
     /// The end of a difference's detail: which trace's own verdict breaks the rule there.
     private static func verdicts(_ side: HostTraceComparison.Diverging?, _ rule: Rule) -> String {
         switch side {
-        case .a: return "; A's own verdict lists it (\(rule.rawValue))"
-        case .b: return "; B's own verdict lists it (\(rule.rawValue))"
-        case .both: return "; both traces' own verdicts list it"
+        case .a: return "; A breaks \(rule.rawValue) (its own verdict lists it)"
+        case .b: return "; B breaks \(rule.rawValue) (its own verdict lists it)"
+        case .both: return "; both break \(rule.rawValue) (their own verdicts list it)"
         case nil: return "; neither trace's own verdict lists it"
         }
     }

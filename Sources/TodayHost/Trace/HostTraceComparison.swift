@@ -141,7 +141,7 @@ package enum TracePairProblem: Error, Equatable, Sendable {
     /// The problem document's `detail` (and what `compare-traces` prints).
     package var problemDetail: String {
         switch self {
-        case let .invalidTrace(side, problem): return "trace \(side.rawValue.uppercased()), \(problem.problemDetail)"
+        case let .invalidTrace(side, problem): return "trace \(side.rawValue.uppercased()): \(problem.problemDetail)"
         case let .notComparable(_, detail): return "the traces do not record one scenario: \(detail)"
         }
     }
