@@ -30,6 +30,9 @@ struct TracePairComparer {
     var boundInB: Set<String> = []
     /// A's host-minted ids nothing bound: between pairs they match any id of B (`apart`).
     var unboundInA: Set<String> = []
+    /// Every output line naming each id its host minted, per trace: what binding weighs.
+    var linesOfA: [String: [Observed]] = [:]
+    var linesOfB: [String: [Observed]] = [:]
     /// Analytics properties not compared: the base fields (H24) whose values the two creations
     /// give differently (a device's `did`, `sid`, `client_plat`).
     var deviceProperties: Set<String> = []
@@ -128,72 +131,119 @@ struct TracePairComparer {
 
     // MARK: Ids
 
-    /// Binds A's ids to B's in A's line order, as a trace's bind to its replay's (docs/TRACES.md,
-    /// "Request ids"): an output line of A that first names an id binds it to the first unbound
-    /// id-minting output of B of the same kind within the tolerance that is equal with ids masked
-    /// (failing that, of the same type), what B's aligned input made first; an id an input names
-    /// first binds to the id its aligned input in B names.
+    /// Binds A's ids to B's, in A's line order (docs/TRACES.md, "Request ids", read across two
+    /// traces): an id an input names first binds to the id B's aligned input names; an id a
+    /// host minted (an output names it first) binds at the first line of A naming it that finds
+    /// a candidate after the same aligned input in B — an unbound id of B's host named by an
+    /// output of the same kind within the tolerance, equal with ids masked, failing that of the
+    /// same type — and else, at its first line, to such a candidate anywhere within the
+    /// tolerance (what a later input or timer made first). The inputs align, so both hosts mint
+    /// in answer to the same input: the same-input pass keeps a line B lacks (a spinner line of
+    /// the first of two pulls in one millisecond) from taking the second pull's id.
     mutating func bind() {
-        let minted = Self.mintingOutputs(of: b)
-        var known: Set<String> = []
-        var nextInput = 0, nextOutput = 0
-        while nextInput < a.inputs.count || nextOutput < a.outputs.count {
-            if nextOutput == a.outputs.count || (nextInput < a.inputs.count && a.inputs[nextInput].line < a.outputs[nextOutput].line) {
-                for (x, y) in zip(a.inputs[nextInput].input.requestIds, b.inputs[nextInput].input.requestIds)
-                where (!known.contains(x) || unboundInA.contains(x)) && binding[x] == nil && !boundInB.contains(y) {
-                    binding[x] = y
-                    boundInB.insert(y)
-                    unboundInA.remove(x)
-                }
-                known.formUnion(a.inputs[nextInput].input.requestIds)
-                nextInput += 1
-                continue
-            }
-            let output = Observed(a.outputs[nextOutput])
-            nextOutput += 1
-            guard let id = output.namedId, !known.contains(id) else { continue }
-            known.insert(id)
-            if let chosen = candidate(for: output, among: minted), let other = chosen.namedId {
-                binding[id] = other
-                boundInB.insert(other)
-            } else {
-                unboundInA.insert(id)
-            }
-        }
-    }
-
-    /// B's output that A's id-minting `output` binds to.
-    private func candidate(for output: Observed, among minted: [Observed]) -> Observed? {
-        var low = 0, high = minted.count
-        while low < high {
-            let middle = (low + high) / 2
-            if minted[middle].atMs < output.atMs - tolerance { low = middle + 1 } else { high = middle }
-        }
-        let open = minted[low...].prefix { $0.atMs <= output.atMs + tolerance }.filter { candidate in
-            candidate.kind == output.kind && !candidate.namedId.map(boundInB.contains)!
-        }
-        // The host's processing order first: what the aligned input (or a later timer) made.
-        let input = a.inputsBefore(line: output.line!)
-        let ordered = open.filter { b.inputsBefore(line: $0.line!) >= input } + open.filter { b.inputsBefore(line: $0.line!) < input }
-        return ordered.first { equal(output, $0, mapId: { _ in "*" }, mapOther: { _ in "*" }) } ?? ordered.first { $0.type == output.type }
-    }
-
-    /// The output lines of `trace` that name an id no earlier line named: the ids its host minted.
-    static func mintingOutputs(of trace: TraceRecording) -> [Observed] {
-        var known: Set<String> = []
-        var minted: [Observed] = []
+        let candidates = Self.hostNamed(in: b)
+        linesOfA = Dictionary(grouping: Self.hostNamed(in: a), by: { $0.namedId! })
+        linesOfB = Dictionary(grouping: candidates, by: { $0.namedId! })
+        var known: Set<String> = [], given: Set<String> = []
+        var firstLines: [(id: String, line: Observed)] = []
         var nextInput = 0
-        for line in trace.outputs {
-            while nextInput < trace.inputs.count, trace.inputs[nextInput].line < line.line {
-                known.formUnion(trace.inputs[nextInput].input.requestIds)
+        for line in a.outputs {
+            while nextInput < a.inputs.count, a.inputs[nextInput].line < line.line {
+                bindInputs(nextInput, known: &known, given: &given)
                 nextInput += 1
             }
             let output = Observed(line)
-            guard let id = output.namedId, !known.contains(id) else { continue }
-            known.insert(id)
-            minted.append(output)
+            guard let id = output.namedId, !given.contains(id) else { continue }
+            if known.insert(id).inserted { firstLines.append((id, output)) }
+            if binding[id] == nil, let chosen = candidate(for: output, among: candidates, sameInput: true) { bind(id, to: chosen) }
         }
-        return minted
+        while nextInput < a.inputs.count {
+            bindInputs(nextInput, known: &known, given: &given)
+            nextInput += 1
+        }
+        for (id, line) in firstLines where binding[id] == nil {
+            if let chosen = candidate(for: line, among: candidates, sameInput: false) { bind(id, to: chosen) } else { unboundInA.insert(id) }
+        }
+    }
+
+    /// The ids A's input `index` names, bound to those B's aligned input names.
+    private mutating func bindInputs(_ index: Int, known: inout Set<String>, given: inout Set<String>) {
+        for (x, y) in zip(a.inputs[index].input.requestIds, b.inputs[index].input.requestIds) {
+            if known.insert(x).inserted { given.insert(x) }
+            guard binding[x] == nil, !boundInB.contains(y) else { continue }
+            binding[x] = y
+            boundInB.insert(y)
+        }
+    }
+
+    private mutating func bind(_ id: String, to chosen: Observed) {
+        guard let other = chosen.namedId else { return }
+        binding[id] = other
+        boundInB.insert(other)
+    }
+
+    /// The output of B whose id A's `output` binds its id to: after the same aligned input
+    /// (`sameInput`), else anywhere within the tolerance, what A's input or a later one made
+    /// first; of those, the one whose id's lines best match the lines of A naming the id (a
+    /// spinner's line at a pull can be a reload's a moment later too, and B may lack the line:
+    /// the reload's id names a navigation as well, A's id an emit that B's id names too).
+    private func candidate(for output: Observed, among named: [Observed], sameInput: Bool) -> Observed? {
+        var low = 0, high = named.count
+        while low < high {
+            let middle = (low + high) / 2
+            if named[middle].atMs < output.atMs - tolerance { low = middle + 1 } else { high = middle }
+        }
+        let input = a.inputsBefore(line: output.line!)
+        let window = named[low...].prefix { $0.atMs <= output.atMs + tolerance }.filter { candidate in
+            candidate.namedId.map { !boundInB.contains($0) } == true && (!sameInput || b.inputsBefore(line: candidate.line!) == input)
+        }
+        let sameKind = window.filter { $0.kind == output.kind }
+        let ordered = sameKind.filter { b.inputsBefore(line: $0.line!) >= input } + sameKind.filter { b.inputsBefore(line: $0.line!) < input }
+        let preferred = ordered.filter { equal(output, $0, mapId: { _ in "*" }, mapOther: { _ in "*" }) } + ordered.filter { $0.type == output.type }
+        guard let id = output.namedId else { return preferred.first }
+        let own = linesOfA[id] ?? []
+        var best: (line: Observed, score: Int)?
+        for line in preferred + window.filter({ $0.kind != output.kind }) {
+            let (score, matched) = match(own, linesOfB[line.namedId!] ?? [])
+            // A line of another kind is weighed only when its id shares a line with A's.
+            guard line.kind == output.kind || matched > 0 else { continue }
+            if best.map({ score > $0.score }) ?? true { best = (line, score) }
+        }
+        return best?.line
+    }
+
+    /// How well two ids' lines match: each line of one with a line of the other of the same
+    /// kind, equal with ids masked, within the tolerance, counts for; each line left over
+    /// against. And how many matched.
+    private func match(_ first: [Observed], _ second: [Observed]) -> (score: Int, matched: Int) {
+        var left = second
+        var matched = 0
+        for line in first {
+            guard let index = left.firstIndex(where: { abs($0.atMs - line.atMs) <= tolerance && equal(line, $0, mapId: { _ in "*" }, mapOther: { _ in "*" }) }) else {
+                continue
+            }
+            left.remove(at: index)
+            matched += 1
+        }
+        return (2 * matched - first.count - second.count, matched)
+    }
+
+    /// The output lines of `trace` that name an id its host minted (one no input named first).
+    static func hostNamed(in trace: TraceRecording) -> [Observed] {
+        var given: Set<String> = [], minted: Set<String> = []
+        var named: [Observed] = []
+        var nextInput = 0
+        for line in trace.outputs {
+            while nextInput < trace.inputs.count, trace.inputs[nextInput].line < line.line {
+                given.formUnion(trace.inputs[nextInput].input.requestIds.filter { !minted.contains($0) })
+                nextInput += 1
+            }
+            let output = Observed(line)
+            guard let id = output.namedId, !given.contains(id) else { continue }
+            minted.insert(id)
+            named.append(output)
+        }
+        return named
     }
 
     /// Whether an output of A says what one of B says: compared as the verifier compares
