@@ -22,6 +22,9 @@ package final class TodayService: Sendable {
     package let judges: SinkPool
     /// The most bytes a host trace's body may hold (TRACE.md): every other body is at most 1 MiB.
     package static let traceLimit = 256 << 20
+    /// The most bytes two traces to compare may hold together: both are held while compared.
+    package static let comparisonLimit = 32 << 20
+    private let traceComparisons: TraceComparisonHandlers
     /// One judge: on two cores the HTTP workers keep the other (issue 33, item 3).
     package static let defaultTraceThreads = 1
     /// Seconds a host trace may wait for a judge beyond the request deadline (`serve --trace-queue-seconds`).
@@ -31,13 +34,15 @@ package final class TodayService: Sendable {
     /// `access`: the tokens required on every endpoint but `/healthz`, `/bridge.js` and CORS
     /// preflights, and the label each may see. `longestWaitMs`: the longest `waitMs` a timeline
     /// request may ask (the API's 30,000; tests whose client acts while a request waits raise it).
-    /// `traceLimit`: the most bytes a host trace's body may hold (256 MiB). `fieldValidation`: how
+    /// `traceLimit`: the most bytes a host trace's body may hold (256 MiB); `comparisonLimit`: two
+    /// traces to compare together (32 MiB). `fieldValidation`: how
     /// unknown fields in control-plane bodies are met when a request does not say (`Warn`).
     /// `traceThreads`: how many host traces are judged at once (`serve --trace-threads`);
     /// `traceQueueSeconds`: how much longer than a request may take one waits for a judge.
     package init(store: SessionStore, scheduler: WallClockScheduler?, log: RequestLog, heartbeat: TimeInterval = 15,
                 expiry: SessionExpiry? = nil, access: Access? = nil, crossOrigin: CrossOrigin = CrossOrigin(origins: []),
-                longestWaitMs: Int = 30_000, traceLimit: Int = TodayService.traceLimit, fieldValidation: FieldValidation = .warn,
+                longestWaitMs: Int = 30_000, traceLimit: Int = TodayService.traceLimit,
+                comparisonLimit: Int = TodayService.comparisonLimit, fieldValidation: FieldValidation = .warn,
                 traceThreads: Int = TodayService.defaultTraceThreads,
                 traceQueueSeconds: TimeInterval = TodayService.defaultTraceQueueSeconds) {
         self.log = log
@@ -45,6 +50,7 @@ package final class TodayService: Sendable {
         self.judges = judges
         let hostTraces = HostTraceHandlers(store: store, access: access, crossOrigin: crossOrigin, limit: traceLimit)
         self.hostTraces = hostTraces
+        traceComparisons = TraceComparisonHandlers(access: access, crossOrigin: crossOrigin, limit: comparisonLimit)
         self.access = access
         self.crossOrigin = crossOrigin
         self.store = store
@@ -138,14 +144,17 @@ package final class TodayService: Sendable {
         router.add("GET", "/v1/sessions/{id}/report", reads.offWorker("/v1/sessions/{id}/report", reports.report, log: log))
         router.add("GET", "/v1/sessions/{id}/report/junit", reads.offWorker("/v1/sessions/{id}/report/junit", reports.junit, log: log))
         router.add("GET", "/v1/violations", reads.offWorker("/v1/violations", reports.violations, log: log))
-        router.add("POST", HostTraceHandlers.path, hostTraces.judgeWhole)
+        router.add("POST", HostTraceHandlers.path, hostTraces.answerWhole)
+        router.add("POST", TraceComparisonHandlers.path, traceComparisons.answerWhole)
         self.router = router
     }
 
     /// How the HTTP server reads a request's body (`HTTPServer(bodyHandling:)`): a host trace
-    /// as it arrives, every other body whole.
+    /// as it arrives and two traces to compare on a judge, every other body whole.
     package func bodyHandling(_ request: HTTPRequest) -> BodyHandling {
-        hostTraces.bodyHandling(request)
+        let handling = hostTraces.bodyHandling(request)
+        guard case .whole = handling else { return handling }
+        return traceComparisons.bodyHandling(request)
     }
 
     /// Answers every parked request now; call before stopping the HTTP server.
@@ -188,8 +197,8 @@ package final class TodayService: Sendable {
         case let .methodNotAllowed(allowed):
             return (APIError.methodNotAllowed(request.method, allowed: allowed).response, "-")
         case let .found(route, parameters):
-            // A host trace's body has types of its own (NDJSON), which its handler checks.
-            if !request.body.isEmpty, route.template != HostTraceHandlers.path,
+            // A host trace's body has types of its own (NDJSON, multipart), which its handler checks.
+            if !request.body.isEmpty, route.template != HostTraceHandlers.path, route.template != TraceComparisonHandlers.path,
                let refusal = BodyMediaType.refusal(contentType: request.header("Content-Type")) {
                 return (refusal.response, route.template)
             }

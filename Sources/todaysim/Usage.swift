@@ -30,6 +30,7 @@ enum Usage {
                               none by default)
                todaysim migrate --from PATH.sqlite --to postgres://… [--chunk-rows 1000]
         \(verifyHostLine)
+        \(compareTracesLine)
         \(clientLines.map { "       " + $0 }.joined(separator: "\n"))
                todaysim --help | --version | COMMAND --help
         """
@@ -46,6 +47,7 @@ enum Usage {
         idempotency keys, in transactions of --chunk-rows rows, shown all at once by the last one
         (a failed copy shows nothing; run it again). Prints one summary line.
         \(verifyHostAbout)
+        \(compareTracesAbout)
         \(clientAbout)
 
         environment:
@@ -63,18 +65,17 @@ enum Usage {
                             flag, or refused before copying (the source missing, in use or not
                             todaysim's; the target unreachable, newer or holding sessions)
         \(verifyHostExitCodes)
+        \(compareTracesExitCodes)
         \(clientExitCodes)
         """
 
     /// `verify-host --help`.
-    static let verifyHost = """
-        usage: \(verifyHostCommand)
+    static let verifyHost = commandHelp(verifyHostCommand, verifyHostAbout, verifyHostExitCodes)
 
-        \(verifyHostAbout)
-
-        exit codes:
-        \(verifyHostExitCodes)
-        """
+    /// A command's own `--help`: its line, what it does and its exit codes.
+    private static func commandHelp(_ command: String, _ about: String, _ exitCodes: String) -> String {
+        "usage: \(command)\n\n\(about)\n\nexit codes:\n\(exitCodes)"
+    }
 
     private static let verifyHostCommand = "todaysim verify-host FILE|- [--junit] [--tolerance-ms N]"
     private static let verifyHostLine = "       " + verifyHostCommand
@@ -88,6 +89,25 @@ enum Usage {
     private static let verifyHostExitCodes = """
           verify-host       0 the host conforms; 1 the verdict lists divergences; 2 a bad trace (one
                             line: the trace's line and what is wrong) or usage
+        """
+
+    /// `compare-traces --help`.
+    static let compareTraces = commandHelp(compareTracesCommand, compareTracesAbout, compareTracesExitCodes)
+
+    private static let compareTracesCommand = "todaysim compare-traces A B [--junit] [--tolerance-ms N]"
+    private static let compareTracesLine = "       " + compareTracesCommand
+
+    private static let compareTracesAbout = """
+        compare-traces: compares two host traces of one scenario (iOS against Android, or two builds;
+        docs/TRACES.md): aligns their inputs, binds each side's host ids to the other's, and prints
+        every output that differs, with each side's line and time and its rule, beside each trace's
+        own verdict, as JSON (--junit: as JUnit XML). --tolerance-ms replaces both traces' own
+        (0-10000). - reads one of them from stdin.
+        """
+
+    private static let compareTracesExitCodes = """
+          compare-traces    0 identical; 1 the comparison lists differences; 2 a bad trace (its side
+                            and line), traces whose inputs do not align, or usage
         """
 
     /// `timeline --help` and `report --help`.

@@ -48,6 +48,8 @@ enum CommandLineInterface {
             return MigrateCommand.run(Array(arguments.dropFirst()))
         case "verify-host":
             return VerifyHostCommand.run(Array(arguments.dropFirst()))
+        case "compare-traces":
+            return CompareTracesCommand.run(Array(arguments.dropFirst()))
         case "timeline":
             return ClientCommands.timeline(Array(arguments.dropFirst()))
         case "report":

@@ -20,8 +20,10 @@ import Testing
 
     /// A session of every kind of output: requests, a header, a spinner, a deadline's reload,
     /// navigation, analytics and a Web breach.
-    static func busySession(id: String = "s1") throws -> SessionRunner {
-        var runner = try SessionRunner(id: id, config: SessionConfig(uid: "u1"))
+    static func busySession(id: String = "s1", platform: Platform = .ios) throws -> SessionRunner {
+        var config = SessionConfig(uid: "u1")
+        config.platform = platform
+        var runner = try SessionRunner(id: id, config: config)
         try runner.apply(Web.loadingPresentation())
         try runner.apply(Web.firstBatch())
         try runner.apply(.lifecycle(.background))

@@ -9,7 +9,8 @@ import Testing
 
     @Test func everyCommandAnswersHelpOnStdoutWithExitCode0() async throws {
         for arguments in [["--help"], ["-h"], ["help"], ["serve", "--help"], ["timeline", "--help"], ["report", "--help"],
-                          ["migrate", "--help"], ["report", "s1", "--junit", "-h"], ["verify-host", "--help"]] {
+                          ["migrate", "--help"], ["report", "s1", "--junit", "-h"], ["verify-host", "--help"],
+                          ["compare-traces", "--help"]] {
             let help = try await cli.run(arguments)
             #expect(help.status == 0, "\(arguments): \(help.stderr)")
             #expect(help.stdout.hasPrefix("usage: todaysim "), "\(arguments)")

@@ -21,7 +21,8 @@ import TodayStore
     static let extensionCodes: Set<String> = ["unsupported_media_type", "shutting_down", "malformed_request",
                                                   "unsupported_transfer_encoding", "too_many_connections", "insufficient_storage", "storage_unavailable",
                                                   "invalid_trace",  // a bad host trace (issue 21, docs/TRACES.md)
-                                                  "judges_busy"]  // a trace that waited too long for a judge (issue 33)
+                                                  "judges_busy",  // a trace that waited too long for a judge (issue 33)
+                                                  "traces_not_comparable"]  // two traces whose inputs do not align (issue 44)
 
     static let httpMethods: Set<String> = ["get", "put", "post", "delete", "options", "head", "patch", "trace"]
 

@@ -45,12 +45,13 @@ final class MiniHost {
     /// How far from 5 s the real deadline fires (a host's timer jitter).
     let deadlineOffsetMs: Int64
 
-    init(url: URL, bugs: Bugs = [], deadlineOffsetMs: Int64 = 0) throws {
+    /// `platform`: what the creation line says (`ios`, `android`): one host plays either.
+    init(url: URL, bugs: Bugs = [], deadlineOffsetMs: Int64 = 0, platform: String = "ios") throws {
         self.bugs = bugs
         self.deadlineOffsetMs = deadlineOffsetMs
         let box = Clock()
         clockBox = box
-        recorder = try TodayPageTraceRecorder(url: url, creation: ["uid": "u1", "platform": "ios"], host: "MiniHost",
+        recorder = try TodayPageTraceRecorder(url: url, creation: ["uid": "u1", "platform": platform], host: "MiniHost \(platform)",
                                               clock: { box.ms })
         load(cause: "initial", requestId: nil)
         analytics("app_sess_start")

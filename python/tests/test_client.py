@@ -103,6 +103,30 @@ def test_export_fork_replay_and_host_traces(todaysim: Client, host_session: Host
     assert (refused.value.status, refused.value.code) == (400, "invalid_trace")
 
 
+def test_two_recordings_of_one_scenario_compared(todaysim: Client, host_session: HostSession) -> None:
+    traces = []
+    for platform in ("ios", "android"):
+        host_session(uid="py-u9", id=f"py-s9-{platform}", platform=platform)
+        todaysim.steps(f"py-s9-{platform}", [{"lifecycle": {"type": "background"}}, {"clock": {"advanceMs": 6000}},
+                                             {"lifecycle": {"type": "foreground"}}, {"clock": {"advanceMs": 6000}}])
+        traces.append(todaysim.timeline(f"py-s9-{platform}", format="trace"))
+    ios, android = traces
+    same = todaysim.compare_traces(ios, android.encode())
+    assert (same["identical"], same["differenceCount"], same["a"]["conforms"], same["b"]["conforms"]) == (True, 0, True, True)
+    # The Android host that never makes the recovery reload (H9): its own fault.
+    broken = [line for line in android.splitlines() if '"type":"recovery"' not in line]
+    found = todaysim.compare_traces([json.loads(line) for line in ios.splitlines()], broken, tolerance_ms=100)
+    assert found["identical"] is False
+    assert [(d["problem"], d["rule"], d.get("side"), d["kind"]) for d in found["differences"]] == [("onlyA", "H9", "b", "navigation")]
+    assert ET.fromstring(todaysim.compare_traces(ios, broken, junit=True)).tag == "testsuites"
+    with pytest.raises(TodaysimError) as refused:
+        todaysim.compare_traces(ios, b"not a trace\n")
+    assert (refused.value.status, refused.value.code, refused.value.field) == (400, "invalid_trace", "b: line 1")
+    with pytest.raises(TodaysimError) as unaligned:
+        todaysim.compare_traces(ios, [line for line in ios.splitlines() if '"kind":"input","type":"background"' not in line])
+    assert (unaligned.value.status, unaligned.value.code) == (400, "traces_not_comparable")
+
+
 def test_refusals_are_one_exception_with_code_status_and_field(todaysim_server: TodaysimServer, todaysim: Client,
                                                                 host_session: HostSession) -> None:
     host_session(uid="py-u6", id="py-s6")

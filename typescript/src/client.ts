@@ -15,7 +15,7 @@ import { OPERATIONS } from "./generated/api.js";
 import type {
   ClockRequest, CommandRequest, CreateSessionRequest, Deleted, GestureRequest, Health, InputResponse,
   LifecycleRequest, OperationId, Operations, Readiness, Report, SessionList, SessionView, TimelineEntry,
-  TimelineKind, TimelinePage, Verdict, ViolationPage, Watchdog, WebEvent,
+  TimelineKind, TimelinePage, TraceComparison, Verdict, ViolationPage, Watchdog, WebEvent,
 } from "./generated/api.js";
 
 /** How unknown fields of a control-plane body are met (the API's `?fieldValidation=`). */
@@ -164,7 +164,7 @@ export class Client {
     gesture: "gesture", lifecycle: "lifecycle", webEvent: "webEvent", command: "command", clock: "clock", steps: "steps",
     timeline: "timeline", watchdogs: "watchdogs", sessionEvents: "sessionEvents", accountEvents: "accountEvents",
     exportSession: "exportSession", forkSession: "forkSession", report: "report", reportJunit: "reportJunit",
-    verifyHostTrace: "verifyHostTrace", violations: "violations",
+    verifyHostTrace: "verifyHostTrace", compareTraces: "compareTraces", violations: "violations",
   };
 
   /** The methods that compose operations (paging, whole exports, replays, files) → the operation each calls. */
@@ -499,6 +499,25 @@ export class Client {
   }
 
   /**
+   * Compares two recordings of one scenario (iOS against Android, or two builds): `identical`,
+   * every output that differs with each side's line and time and its rule, and each trace's own
+   * verdict (`a`, `b`); with `format: "junit"` JUnit XML. Traces are sent as the parts `a` and
+   * `b` of a multipart body (both are held while compared: 32 MiB together at most). Traces that
+   * cannot be compared are `TodaysimError` `invalid_trace` (`field` `a: line N`) or
+   * `traces_not_comparable` (their inputs do not align).
+   */
+  compareTraces(a: HostTrace, b: HostTrace, query: Query<"compareTraces"> & { format: "junit" }): Promise<string>;
+  compareTraces(a: HostTrace, b: HostTrace, query?: Query<"compareTraces"> & { format?: "json" }): Promise<TraceComparison>;
+  async compareTraces(a: HostTrace, b: HostTrace, query: Query<"compareTraces"> = {}): Promise<TraceComparison | string> {
+    const form = new FormData();
+    form.append("a", await tracePart(a), "a.jsonl");
+    form.append("b", await tracePart(b), "b.jsonl");
+    const response = await this.send("POST", pathOf("compareTraces"), { query, body: form });
+    const text = await response.text();
+    return query.format === "junit" ? text : (JSON.parse(text) as TraceComparison);
+  }
+
+  /**
    * Judges the trace in the file at `path` (Node), read in chunks of `chunkBytes` (64 KiB by
    * default) as the upload goes: a trace of any size (up to the server's 256 MiB) is never held
    * in memory.
@@ -509,6 +528,14 @@ export class Client {
     const stream = await fileStream(path, options.chunkBytes ?? 65536);
     return this.verifyHostTrace(stream, query as Query<"verifyHostTrace"> & { format?: "json" });
   }
+}
+
+/** A trace as one part of a multipart body: NDJSON, or its lines as a JSON array (a stream or async iterable is read whole first). */
+async function tracePart(trace: HostTrace): Promise<Blob> {
+  if (Array.isArray(trace)) return new Blob([JSON.stringify(trace)], { type: "application/json" });
+  const body = traceBody(trace);
+  const bytes = body instanceof Blob ? body : await new Response(body as BodyInit).blob();
+  return new Blob([bytes], { type: "application/x-ndjson" });
 }
 
 function isStreamed(trace: HostTrace): boolean {

@@ -242,6 +242,32 @@ test("host traces: text, lines, JUnit, a file streamed in chunks, and a bad one"
     (error) => error instanceof TodaysimError && error.status === 400 && error.code === "invalid_trace" && error.field === "line 1");
 });
 
+test("two recordings of one scenario compared: identical, a planted difference by its rule, JUnit, a pair that is none", async () => {
+  const traces: string[] = [];
+  for (const platform of ["ios", "android"] as const) {
+    await todaysim.createSession({ uid: "ts-u9", id: `ts-s9-${platform}`, platform });
+    await todaysim.steps(`ts-s9-${platform}`, [
+      { lifecycle: { type: "background" } }, { clock: { advanceMs: 6000 } }, { lifecycle: { type: "foreground" } }, { clock: { advanceMs: 6000 } },
+    ]);
+    traces.push(await todaysim.timelineTrace(`ts-s9-${platform}`));
+  }
+  const [ios, android] = traces;
+  const same = await todaysim.compareTraces(ios, android);
+  assert.deepEqual([same.identical, same.differenceCount, same.a.conforms, same.b.conforms], [true, 0, true, true]);
+  // The Android host that never makes the recovery reload (H9): its own fault.
+  const broken = android.split("\n").filter((line) => !line.includes('"type":"recovery"')).join("\n");
+  const lines = ios.split("\n").filter((line) => line).map((line) => JSON.parse(line) as object);
+  const found = await todaysim.compareTraces(lines, new TextEncoder().encode(broken), { toleranceMs: 100 });
+  assert.equal(found.identical, false);
+  assert.deepEqual(found.differences.map((d) => [d.problem, d.rule, d.side, d.kind]), [["onlyA", "H9", "b", "navigation"]]);
+  assert.match(await todaysim.compareTraces(ios, broken, { format: "junit" }), /^<\?xml[^]*type="H9"/);
+  await assert.rejects(todaysim.compareTraces(ios, "not a trace\n"),
+    (error) => error instanceof TodaysimError && error.status === 400 && error.code === "invalid_trace" && error.field === "b: line 1");
+  const noInputs = ios.split("\n").filter((line) => !line.includes('"kind":"input","type":"background"')).join("\n");
+  await assert.rejects(todaysim.compareTraces(ios, noInputs),
+    (error) => error instanceof TodaysimError && error.status === 400 && error.code === "traces_not_comparable");
+});
+
 test("refusals are one error with code, status and field", async () => {
   await todaysim.createSession({ uid: "ts-u8", id: "ts-s8" });
   // A bad body: a misspelt field, refused by Strict validation with the field named.

@@ -23,6 +23,7 @@ extension HostTraceVerifier {
         if let line = output.line { bindPending(before: line + 1) }
         let queue = replayOutputs[kind] ?? []
         if let index = pairIndex(of: output, in: queue), !skipsWhatTheNextPairs(output, queue: queue, index: index) {
+            if let line = output.line { lineJudgements?[line] = LineJudgement(rule: queue[index].rule ?? Self.defaultRule(kind), diverges: false) }
             resolveGap(kind, trace: traceGap[kind] ?? [], replay: Array(queue[..<index]))
             traceGap[kind] = []
             replayOutputs[kind] = Array(queue[(index + 1)...])
@@ -39,37 +40,18 @@ extension HostTraceVerifier {
     }
 
     /// Whether pairing `output` with `queue[index]` would pass over replay outputs that the
-    /// trace's next lines of the kind account for better: the next line pairs with the first of
-    /// them and with nothing after the greedy pair (then `output` is the leftover, a duplicate
-    /// say), or `output` says what one of them says, only late or early, while a later line
-    /// says what `queue[index]` says. Pairs never cross, so a greedy pair there would leave
-    /// both the passed-over output and a later line unpaired.
+    /// trace's next lines of the kind account for better (`OutputPairing.skipsWhatTheNextPairs`).
     func skipsWhatTheNextPairs(_ output: Observed, queue: [Observed], index: Int) -> Bool {
         guard index > 0 else { return false }
         let later = undecided[undecidedStart...].prefix(Self.gapLookahead).filter { $0.kind == output.kind }
-        if !equal(output, queue[0]), let next = later.first, abs(next.atMs - queue[0].atMs) <= tolerance, equal(next, queue[0]),
-           !queue[(index + 1)...].prefix(Self.gapLookahead).contains(where: { abs($0.atMs - next.atMs) <= tolerance && equal(next, $0) })
-        {
-            return true
-        }
-        guard queue[..<index].contains(where: { equal(output, $0) }) else { return false }
-        return later.contains { equal($0, queue[index]) }
+        return OutputPairing.skipsWhatTheNextPairs(output, later: later, queue: queue[...], index: index, tolerance: tolerance,
+                                                   lookahead: Self.gapLookahead, equal: equal)
     }
 
     /// The first replay output in `queue` (in time order) within the tolerance of `output` that
-    /// equals it: found by halving to the window, then looking in it only.
+    /// equals it.
     func pairIndex(of output: Observed, in queue: [Observed]) -> Int? {
-        let earliest = output.atMs - tolerance, latest = output.atMs + tolerance
-        var low = 0, high = queue.count
-        while low < high {
-            let middle = (low + high) / 2
-            if queue[middle].atMs < earliest { low = middle + 1 } else { high = middle }
-        }
-        while low < queue.count, queue[low].atMs <= latest {
-            if equal(output, queue[low]) { return low }
-            low += 1
-        }
-        return nil
+        OutputPairing.pairIndex(of: output, in: queue[...], tolerance: tolerance, equal: equal)
     }
 
     /// A judged kind's unpaired replay outputs past `gapLimit` that no trace output can
@@ -97,43 +79,42 @@ extension HostTraceVerifier {
 
     /// Between two pairs: leftovers pair in order as `late`/`early` (equal content) or
     /// `different` (same type, within the tolerance); the rest are `missing` or `unexpected`.
+    /// A host-minted id nothing bound matches any replay id there.
     mutating func resolveGap(_ kind: TraceKind, trace: [Observed], replay: [Observed]) {
-        var next = 0
-        for output in trace {
-            // In order: a pair is looked for among the next few only, so a long stretch
-            // without pairs costs a bounded time per output.
-            let rest = replay[next..<min(replay.count, next + Self.gapLookahead)]
-            let loose = output.namedId.map(unboundIds.contains) ?? false
-            if let index = rest.firstIndex(where: { equal(output, $0) || (loose && TraceComparison.equalMasked(trace: output, replay: $0)) }) {
-                for skipped in replay[next..<index] { missing(skipped) }
-                let expected = replay[index]
+        let unbound = unboundIds
+        let leftovers = OutputPairing.leftovers(
+            first: trace, second: replay, tolerance: tolerance, lookahead: Self.gapLookahead, equal: equal,
+            loose: { output, candidate in
+                (output.namedId.map(unbound.contains) ?? false) && TraceComparison.equalMasked(trace: output, replay: candidate)
+            })
+        for leftover in leftovers {
+            switch leftover {
+            case let .apart(output, expected):
                 let delta = output.atMs - expected.atMs
+                let rule = expected.rule ?? Self.defaultRule(kind)
                 record(Verdict.Divergence(
                     line: output.line, atMs: output.atMs, kind: kind, type: output.type, problem: delta > 0 ? .late : .early,
-                    rule: expected.rule ?? Self.defaultRule(kind), expected: expected.shown, actual: output.shown, deltaMs: delta,
-                    detail: "\((expected.rule ?? Self.defaultRule(kind)).rawValue): the host recorded \(Self.describe(output)) at \(output.atMs) ms, "
+                    rule: rule, expected: expected.shown, actual: output.shown, deltaMs: delta,
+                    detail: "\(rule.rawValue): the host recorded \(Self.describe(output)) at \(output.atMs) ms, "
                         + "\(abs(delta)) ms \(delta > 0 ? "after" : "before") the rules' \(expected.atMs) ms (tolerance \(tolerance) ms)",
                     replaySeq: expected.seq))
-                next = index + 1
-            } else if let index = rest.firstIndex(where: { $0.type == output.type && abs($0.atMs - output.atMs) <= tolerance }) {
-                for skipped in replay[next..<index] { missing(skipped) }
-                let expected = replay[index]
+            case let .different(output, expected):
                 let rule = expected.rule ?? Self.defaultRule(kind)
                 record(Verdict.Divergence(
                     line: output.line, atMs: output.atMs, kind: kind, type: output.type, problem: .different, rule: rule,
                     expected: expected.shown, actual: output.shown, deltaMs: nil,
                     detail: "\(rule.rawValue): at \(output.atMs) ms the host recorded \(Self.describe(output)) where the rules make \(Self.describe(expected))",
                     replaySeq: expected.seq))
-                next = index + 1
-            } else {
+            case let .onlyFirst(output):
                 let rule = unexpectedRule(output)
                 record(Verdict.Divergence(
                     line: output.line, atMs: output.atMs, kind: kind, type: output.type, problem: .unexpected, rule: rule,
                     expected: nil, actual: output.shown, deltaMs: nil,
                     detail: "\(rule.rawValue): the host recorded \(Self.describe(output)) at \(output.atMs) ms (line \(output.line ?? 0)); the rules make none there"))
+            case let .onlySecond(expected):
+                missing(expected)
             }
         }
-        for skipped in replay[next...] { missing(skipped) }
     }
 
     /// A replay output nothing paired: `missing`, unless it comes after the recording stopped.
@@ -152,6 +133,7 @@ extension HostTraceVerifier {
 
     mutating func record(_ divergence: Verdict.Divergence) {
         divergenceCount += 1
+        if let line = divergence.line { lineJudgements?[line] = LineJudgement(rule: divergence.rule, diverges: true) }
         var divergence = divergence
         // The rules' output in the trace's words: a replay id a trace line was bound to is shown
         // as that line's id (expected and actual then differ only where the host did).

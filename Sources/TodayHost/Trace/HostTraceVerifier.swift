@@ -80,6 +80,10 @@ package struct HostTraceVerifier: Sendable {
     var divergenceCount = 0
     /// Known once the trace has ended.
     var endMs: Millis?
+    /// Each judged output line's rule and whether the verdict lists it, when asked for (set to
+    /// `[:]` before the first line): comparing two traces names an output's rule by its own
+    /// trace's judging.
+    package var lineJudgements: [Int: LineJudgement]?
 
     /// How many outputs of one kind wait for a pair before the oldest are judged anyway.
     static let gapLimit = 2000
@@ -244,6 +248,14 @@ package struct HostTraceVerifier: Sendable {
         list.append(output)
         if list.count > Self.evidenceLimit { list.removeFirst(list.count - Self.evidenceLimit) }
     }
+}
+
+/// How the verifier judged one output line of its trace.
+package struct LineJudgement: Sendable, Equatable {
+    /// The rule of the line's output: its replay pair's, or the one it breaks.
+    package var rule: Rule
+    /// Whether the verdict lists the line as a divergence.
+    package var diverges: Bool
 }
 
 /// The last few times something happened, to ask whether it happened at a given time.

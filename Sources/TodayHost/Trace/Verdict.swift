@@ -102,26 +102,14 @@ extension Verdict {
     /// line, so any CI system shows the verdict.
     package var junit: String {
         let suite = "host trace" + (host.map { " (\($0))" } ?? "")
-        let cases = judged.map { kind, count in (kind, count, divergences.filter { $0.kind == kind }) }
-        let failed = cases.filter { !$0.2.isEmpty }.count
-        var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-        xml += "<testsuites name=\"todaysim\" tests=\"\(cases.count)\" failures=\"\(failed)\">\n"
-        xml += "  <testsuite name=\"\(XML.escaped(suite))\" tests=\"\(cases.count)\" failures=\"\(failed)\" errors=\"0\">\n"
-        for (kind, count, found) in cases {
-            xml += "    <testcase classname=\"todaysim.hostTrace\" name=\"\(XML.escaped("\(kind.rawValue): \(count) compared"))\""
-            guard !found.isEmpty else {
-                xml += "/>\n"
-                continue
-            }
-            xml += ">\n"
-            for divergence in found {
-                let place = divergence.line.map { "line \($0), " } ?? ""
-                let message = "\(divergence.rule.rawValue) \(divergence.problem.rawValue) \(divergence.type) (\(place)\(divergence.atMs) ms)"
-                xml += "      <failure message=\"\(XML.escaped(message))\" type=\"\(divergence.rule.rawValue)\">\(XML.escaped(divergence.detail))</failure>\n"
-            }
-            xml += "    </testcase>\n"
-        }
-        xml += "  </testsuite>\n</testsuites>\n"
-        return xml
+        return JUnitSuite(name: suite, cases: judged.map { kind, count in
+            JUnitSuite.Case(className: "todaysim.hostTrace", name: "\(kind.rawValue): \(count) compared",
+                            failures: divergences.filter { $0.kind == kind }.map { divergence in
+                                let place = divergence.line.map { "line \($0), " } ?? ""
+                                return JUnitSuite.Failure(
+                                    message: "\(divergence.rule.rawValue) \(divergence.problem.rawValue) \(divergence.type) (\(place)\(divergence.atMs) ms)",
+                                    type: divergence.rule.rawValue, text: divergence.detail)
+                            })
+        }).xml
     }
 }

@@ -65,6 +65,17 @@ package struct APIError: Error, Equatable {
         APIError(code: "invalid_trace", status: 400, detail: problem.problemDetail + hint, field: problem.problemField)
     }
 
+    /// Two traces that cannot be compared: a bad one (`invalid_trace`, `field` `a: line N`), or
+    /// inputs that do not align (`traces_not_comparable`).
+    static func tracePair(_ problem: TracePairProblem) -> APIError {
+        switch problem {
+        case .invalidTrace:
+            return APIError(code: "invalid_trace", status: 400, detail: problem.problemDetail, field: problem.problemField)
+        case .notComparable:
+            return APIError(code: "traces_not_comparable", status: 400, detail: problem.problemDetail, field: problem.problemField)
+        }
+    }
+
     package static func unsupportedMediaType(_ detail: String) -> APIError {
         APIError(code: "unsupported_media_type", status: 415, detail: detail)
     }
@@ -113,7 +124,7 @@ package struct APIError: Error, Equatable {
         "method_not_allowed": "Method not allowed", "session_exists": "Session exists",
         "session_closed": "Session closed", "precondition_failed": "Precondition failed",
         "idempotency_conflict": "Idempotency conflict", "clock_not_virtual": "Clock not virtual",
-        "payload_too_large": "Payload too large", "invalid_trace": "Invalid trace",
+        "payload_too_large": "Payload too large", "invalid_trace": "Invalid trace", "traces_not_comparable": "Traces not comparable",
         "unsupported_media_type": "Unsupported media type", "internal": "Internal error",
         "insufficient_storage": "Insufficient storage", "storage_unavailable": "Storage unavailable",
         "shutting_down": "Shutting down", "judges_busy": "Judges busy", "too_many_connections": "Too many connections", "malformed_request": "Malformed request",

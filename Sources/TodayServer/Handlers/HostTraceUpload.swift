@@ -139,7 +139,7 @@ final class HostTraceUpload: BodySink, @unchecked Sendable {
 /// The route `POST /v1/host-traces`: its body is read as it arrives (`HTTPServer(bodyHandling:)`),
 /// so what a request's head says (token, query, `Content-Type`, a kept id already taken) is
 /// answered before the body is read.
-struct HostTraceHandlers: Sendable {
+struct HostTraceHandlers: StreamedRoute {
     static let path = "/v1/host-traces"
     let store: SessionStore
     let access: Access?
@@ -147,26 +147,7 @@ struct HostTraceHandlers: Sendable {
     /// The most a trace's body may hold (`TodayService.traceLimit`; tests set less).
     let limit: Int
 
-    /// `.streamed` for this route, `.whole` for every other.
-    func bodyHandling(_ request: HTTPRequest) -> BodyHandling {
-        guard request.method == "POST", request.path == Self.path else { return .whole }
-        let cors = crossOrigin.headers(for: request.header("Origin"))
-        do throws(APIError) {
-            return .streamed(try upload(try Access.scoped(request, by: access).get(), extraHeaders: cors), routeName: Self.path)
-        } catch {
-            return .refused(error.response.adding(cors), routeName: Self.path)
-        }
-    }
-
-    /// The route's handler for a body already read whole (the service called without the
-    /// HTTP server's streaming): the same judging.
-    func judgeWhole(_ request: HTTPRequest, _: PathParameters) throws(APIError) -> HTTPResponse {
-        let upload = try upload(request, extraHeaders: [])
-        request.body.withUnsafeBufferPointer { upload.take($0) }
-        return upload.finish()
-    }
-
-    private func upload(_ request: HTTPRequest, extraHeaders: [(String, String)]) throws(APIError) -> HostTraceUpload {
+    func upload(_ request: HTTPRequest, extraHeaders: [(String, String)]) throws(APIError) -> any BodySink {
         let format: TraceLines.Format
         var sentAsForm = false
         switch request.header("Content-Type").map(BodyMediaType.mediaType) {

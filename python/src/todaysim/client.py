@@ -27,7 +27,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 #: `Client.replay` (or as `POST /v1/sessions` and `/steps`).
 Script = TypedDict("Script", {"create": m.CreateSessionRequest, "steps": list[dict[str, Any]]})
 
-#: A host trace for `Client.verify_host_trace`: NDJSON bytes or text, or its lines (text or dicts).
+#: A host trace for `Client.verify_host_trace` and `Client.compare_traces`: NDJSON bytes or text, or
+#: its lines (text or dicts).
 Trace = Union[bytes, str, Iterable[Union[str, Mapping[str, Any]]]]
 
 #: operationId -> (HTTP method, path template, Client method name); filled by `@operation`.
@@ -395,13 +396,36 @@ class Client:
         """Judges a native host's recorded trace (NDJSON bytes, text, or lines / dicts): the
         verdict (`conforms`, `divergences`, …), or with `junit=True` JUnit XML. An unsound trace
         is `TodaysimError` `invalid_trace` naming its line."""
-        if isinstance(trace, str):
-            body = trace.encode()
-        elif isinstance(trace, (bytes, bytearray)):
-            body = bytes(trace)
-        else:
-            body = "".join((line if isinstance(line, str) else json.dumps(line)) + "\n" for line in trace).encode()
         params = {"keep": keep, "label": label, "toleranceMs": tolerance_ms, "format": "junit" if junit else None}
-        response = self._send("POST", "/v1/host-traces", content=body, params=params,
+        response = self._send("POST", "/v1/host-traces", content=_ndjson(trace), params=params,
                               headers={"Content-Type": "application/x-ndjson"})
         return response.text if junit else cast(m.Verdict, response.json())
+
+    @overload
+    def compare_traces(self, a: Trace, b: Trace, *, tolerance_ms: Optional[int] = None,
+                       junit: Literal[False] = False) -> m.TraceComparison: ...
+
+    @overload
+    def compare_traces(self, a: Trace, b: Trace, *, tolerance_ms: Optional[int] = None, junit: Literal[True]) -> str: ...
+
+    @operation("compareTraces", "POST", "/v1/host-traces/compare")
+    def compare_traces(self, a: Trace, b: Trace, *, tolerance_ms: Optional[int] = None,
+                       junit: bool = False) -> Union[m.TraceComparison, str]:
+        """Compares two recordings of one scenario (iOS against Android, or two builds; each
+        NDJSON bytes, text, or lines / dicts): `identical`, every output that differs with each
+        side's line and time and its rule, and each trace's own verdict (`a`, `b`); with
+        `junit=True` JUnit XML. A bad trace is `TodaysimError` `invalid_trace` (`field`
+        `a: line N`); traces whose inputs do not align are `traces_not_comparable`."""
+        body = {"a": _ndjson(a).decode(), "b": _ndjson(b).decode()}
+        params = {"toleranceMs": tolerance_ms, "format": "junit" if junit else None}
+        response = self._send("POST", "/v1/host-traces/compare", json_body=body, params=params)
+        return response.text if junit else cast(m.TraceComparison, response.json())
+
+
+def _ndjson(trace: Trace) -> bytes:
+    """A trace as NDJSON bytes: text and bytes as given, lines (text or dicts) one a line."""
+    if isinstance(trace, str):
+        return trace.encode()
+    if isinstance(trace, (bytes, bytearray)):
+        return bytes(trace)
+    return "".join((line if isinstance(line, str) else json.dumps(line)) + "\n" for line in trace).encode()

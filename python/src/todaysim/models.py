@@ -5,7 +5,7 @@ An operation whose JSON answer is an object of its own (no schema of `components
 has a type named after it: `StepsResponse` for `steps`."""
 from typing import Any, Literal, NotRequired, Optional, TypedDict, Union
 
-SCHEMAS = ('FieldWarning', 'FieldWarnings', 'Readiness', 'Health', 'Problem', 'SessionId', 'RequestOutcome', 'SessionStatus', 'Platform', 'LoadingGate', 'ClockMode', 'ReloadCause', 'RefreshReason', 'Timing', 'TimingOverrides', 'StreamEvent', 'CreateSessionRequest', 'GestureRequest', 'LifecycleRequest', 'WebEvent', 'BridgeId', 'BridgeName', 'BridgeText', 'SchemaVersion', 'ElapsedMs', 'RefreshStartedEvent', 'RefreshResultEvent', 'FirstBatchRenderedEvent', 'AllBatchesRenderedEvent', 'LoadFailedEvent', 'LoadingPresentationEvent', 'TrackEvent', 'NavigationActionEvent', 'LiveWidgetCreationPresentEvent', 'NativeDialogPresentEvent', 'RawWebEvent', 'WebToNativeEvent', 'LiveWidgetCreationResult', 'NativeDialogPending', 'NativeDialogRefused', 'NativeDialogChosen', 'NativeDialogDismissed', 'NativeDialogAnswer', 'NativeDialogSettlement', 'NativeDialogResult', 'NativeToWebEvent', 'RefreshRequestedEvent', 'VisibilityWillChangeEvent', 'VisibilityChangedEvent', 'ScrollToSectionEvent', 'ScrollBehavior', 'TodayWebView', 'CommandRequest', 'ClockRequest', 'DialogAction', 'Watchdog', 'PendingRequest', 'SessionView', 'SessionList', 'InputResponse', 'TimelineKind', 'TimelineEntry', 'TimelinePage', 'Report', 'VerdictFormat', 'Verdict', 'Divergence', 'JUnitReport', 'ReportedRequest', 'ViolationPage', 'Deleted')
+SCHEMAS = ('FieldWarning', 'FieldWarnings', 'Readiness', 'Health', 'Problem', 'SessionId', 'RequestOutcome', 'SessionStatus', 'Platform', 'LoadingGate', 'ClockMode', 'ReloadCause', 'RefreshReason', 'Timing', 'TimingOverrides', 'StreamEvent', 'CreateSessionRequest', 'GestureRequest', 'LifecycleRequest', 'WebEvent', 'BridgeId', 'BridgeName', 'BridgeText', 'SchemaVersion', 'ElapsedMs', 'RefreshStartedEvent', 'RefreshResultEvent', 'FirstBatchRenderedEvent', 'AllBatchesRenderedEvent', 'LoadFailedEvent', 'LoadingPresentationEvent', 'TrackEvent', 'NavigationActionEvent', 'LiveWidgetCreationPresentEvent', 'NativeDialogPresentEvent', 'RawWebEvent', 'WebToNativeEvent', 'LiveWidgetCreationResult', 'NativeDialogPending', 'NativeDialogRefused', 'NativeDialogChosen', 'NativeDialogDismissed', 'NativeDialogAnswer', 'NativeDialogSettlement', 'NativeDialogResult', 'NativeToWebEvent', 'RefreshRequestedEvent', 'VisibilityWillChangeEvent', 'VisibilityChangedEvent', 'ScrollToSectionEvent', 'ScrollBehavior', 'TodayWebView', 'CommandRequest', 'ClockRequest', 'DialogAction', 'Watchdog', 'PendingRequest', 'SessionView', 'SessionList', 'InputResponse', 'TimelineKind', 'TimelineEntry', 'TimelinePage', 'Report', 'VerdictFormat', 'Verdict', 'TraceKind', 'Divergence', 'TraceComparisonRequest', 'HostTraceText', 'TraceComparison', 'TraceDifference', 'TraceDifferencePlace', 'JUnitReport', 'ReportedRequest', 'ViolationPage', 'Deleted')
 
 RESPONSES = ('StepsResponse', 'WatchdogsResponse', 'ExportSessionResponse')
 
@@ -31,7 +31,7 @@ Problem = TypedDict('Problem', {
     'title': str,
     'status': int,
     'detail': str,
-    'code': Literal['invalid_json', 'invalid_field', 'unknown_input', 'unauthorized', 'session_not_found', 'not_found', 'method_not_allowed', 'session_exists', 'session_closed', 'precondition_failed', 'idempotency_conflict', 'clock_not_virtual', 'payload_too_large', 'invalid_trace', 'unsupported_media_type', 'insufficient_storage', 'storage_unavailable', 'internal', 'shutting_down', 'malformed_request', 'unsupported_transfer_encoding', 'too_many_connections', 'judges_busy'],
+    'code': Literal['invalid_json', 'invalid_field', 'unknown_input', 'unauthorized', 'session_not_found', 'not_found', 'method_not_allowed', 'session_exists', 'session_closed', 'precondition_failed', 'idempotency_conflict', 'clock_not_virtual', 'payload_too_large', 'invalid_trace', 'unsupported_media_type', 'insufficient_storage', 'storage_unavailable', 'internal', 'shutting_down', 'malformed_request', 'unsupported_transfer_encoding', 'too_many_connections', 'judges_busy', 'traces_not_comparable'],
     'field': NotRequired[str],
 })
 Problem.__doc__ = 'An RFC 9457 problem document with a stable `code`.'
@@ -511,10 +511,12 @@ Verdict = TypedDict('Verdict', {
 })
 Verdict.__doc__ = 'What judging a host trace found (docs/TRACES.md, "The verdict").'
 
+TraceKind = Literal['emit', 'header', 'pull', 'navigation', 'overlay', 'analytics', 'resolution']
+
 Divergence = TypedDict('Divergence', {
     'line': NotRequired[int],
     'atMs': int,
-    'kind': Literal['emit', 'header', 'pull', 'navigation', 'overlay', 'analytics', 'resolution'],
+    'kind': 'TraceKind',
     'type': str,
     'problem': Literal['missing', 'unexpected', 'different', 'late', 'early'],
     'rule': str,
@@ -524,6 +526,55 @@ Divergence = TypedDict('Divergence', {
     'replaySeq': NotRequired[int],
     'detail': str,
 })
+
+TraceComparisonRequest = TypedDict('TraceComparisonRequest', {
+    'a': 'HostTraceText',
+    'b': 'HostTraceText',
+    'toleranceMs': NotRequired[int],
+})
+TraceComparisonRequest.__doc__ = 'Two traces of one scenario to compare.'
+
+HostTraceText = Union[str, list[dict[str, Any]]]
+
+TraceComparisonWarningsItem = TypedDict('TraceComparisonWarningsItem', {
+    'aLine': int,
+    'bLine': int,
+    'detail': str,
+})
+
+TraceComparison = TypedDict('TraceComparison', {
+    'identical': bool,
+    'toleranceMs': int,
+    'compared': dict[str, int],
+    'notCompared': list['TraceKind'],
+    'inputs': int,
+    'differences': list['TraceDifference'],
+    'differenceCount': int,
+    'warnings': NotRequired[list['TraceComparisonWarningsItem']],
+    'warningCount': NotRequired[int],
+    'a': 'Verdict',
+    'b': 'Verdict',
+})
+TraceComparison.__doc__ = 'What comparing two traces of one scenario found (docs/TRACES.md, "iOS against Android").'
+
+TraceDifference = TypedDict('TraceDifference', {
+    'kind': 'TraceKind',
+    'type': str,
+    'problem': Literal['onlyA', 'onlyB', 'different', 'apart'],
+    'rule': str,
+    'side': NotRequired[Literal['a', 'b', 'both']],
+    'a': NotRequired['TraceDifferencePlace'],
+    'b': NotRequired['TraceDifferencePlace'],
+    'deltaMs': NotRequired[int],
+    'detail': str,
+})
+
+TraceDifferencePlace = TypedDict('TraceDifferencePlace', {
+    'line': int,
+    'atMs': int,
+    'output': Any,
+})
+TraceDifferencePlace.__doc__ = 'The output as one trace recorded it (absent on the side that has none).'
 
 JUnitReport = str
 

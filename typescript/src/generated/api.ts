@@ -73,7 +73,13 @@ export const SCHEMAS = [
   "Report",
   "VerdictFormat",
   "Verdict",
+  "TraceKind",
   "Divergence",
+  "TraceComparisonRequest",
+  "HostTraceText",
+  "TraceComparison",
+  "TraceDifference",
+  "TraceDifferencePlace",
   "JUnitReport",
   "ReportedRequest",
   "ViolationPage",
@@ -111,7 +117,7 @@ export type Problem = {
   /** What went wrong, for a human; for `invalid_field` it starts with the field's name. */
   detail: string;
   /** The stable error code; the status each comes with is in the responses that use it. */
-  code: "invalid_json" | "invalid_field" | "unknown_input" | "unauthorized" | "session_not_found" | "not_found" | "method_not_allowed" | "session_exists" | "session_closed" | "precondition_failed" | "idempotency_conflict" | "clock_not_virtual" | "payload_too_large" | "invalid_trace" | "unsupported_media_type" | "insufficient_storage" | "storage_unavailable" | "internal" | "shutting_down" | "malformed_request" | "unsupported_transfer_encoding" | "too_many_connections" | "judges_busy";
+  code: "invalid_json" | "invalid_field" | "unknown_input" | "unauthorized" | "session_not_found" | "not_found" | "method_not_allowed" | "session_exists" | "session_closed" | "precondition_failed" | "idempotency_conflict" | "clock_not_virtual" | "payload_too_large" | "invalid_trace" | "unsupported_media_type" | "insufficient_storage" | "storage_unavailable" | "internal" | "shutting_down" | "malformed_request" | "unsupported_transfer_encoding" | "too_many_connections" | "judges_busy" | "traces_not_comparable";
   /** For `invalid_field` only, the field at fault (`timing.pullWatchdogMs`, `limit`). */
   field?: string;
 };
@@ -798,12 +804,15 @@ export type Verdict = {
   session: string | null;
 };
 
+/** An output kind a host trace records and is judged by (docs/TRACES.md). */
+export type TraceKind = "emit" | "header" | "pull" | "navigation" | "overlay" | "analytics" | "resolution";
+
 export type Divergence = {
   /** The trace's line (absent for `missing`). */
   line?: number;
   /** The trace's time; the replay's for `missing`. */
   atMs: number;
-  kind: "emit" | "header" | "pull" | "navigation" | "overlay" | "analytics" | "resolution";
+  kind: TraceKind;
   type: string;
   problem: "missing" | "unexpected" | "different" | "late" | "early";
   /** The one rule broken. */
@@ -821,6 +830,83 @@ export type Divergence = {
   replaySeq?: number;
   /** One sentence a person can act on, beginning with the rule id. */
   detail: string;
+};
+
+/** Two traces of one scenario to compare. */
+export type TraceComparisonRequest = {
+  a: HostTraceText;
+  b: HostTraceText;
+  /** Replaces both traces' own tolerance (as the query's `toleranceMs`). */
+  toleranceMs?: number;
+};
+
+/** A host trace (docs/TRACES.md) as its NDJSON text, or as the array of its lines (element N−1 is line N). */
+export type HostTraceText = string | { [key: string]: unknown }[];
+
+/** What comparing two traces of one scenario found (docs/TRACES.md, "iOS against Android"). */
+export type TraceComparison = {
+  /** True when no output differs. */
+  identical: boolean;
+  toleranceMs: number;
+  /** How many outputs of each kind both traces record were compared (the larger side). */
+  compared: { [key: string]: number };
+  /** The kinds only one trace records. */
+  notCompared: TraceKind[];
+  /** How many inputs were aligned. */
+  inputs: number;
+  /** By time (the earlier side's), then A's line, then B's; at most 1,000. */
+  differences: TraceDifference[];
+  /** Every difference, also those past the first 1,000. */
+  differenceCount: number;
+  /**
+   * Only when there are some: what may explain a difference without being one — creations
+   * on other settings (line 2; the platform and a device's analytics fields never count),
+   * inputs further apart than the tolerance, inputs with other content (ids and Web's
+   * `elapsedMs` aside). At most 1,000 listed.
+   */
+  warnings?: {
+    aLine: number;
+    bLine: number;
+    detail: string;
+  }[];
+  /** All the warnings, listed or not; present with `warnings`. */
+  warningCount?: number;
+  a: Verdict;
+  b: Verdict;
+};
+
+export type TraceDifference = {
+  kind: TraceKind;
+  type: string;
+  /**
+   * `onlyA` · `onlyB`: only one trace recorded the output; `different`: the same place in
+   * the sequence, other content; `apart`: the same output, further apart than the
+   * tolerance.
+   */
+  problem: "onlyA" | "onlyB" | "different" | "apart";
+  /**
+   * The rule that governs the output: for `onlyA`/`onlyB` the rule its own trace's judging
+   * names (or the rule the other trace's verdict lists it `missing` by); for `different`
+   * and `apart` the rule of the side whose own verdict lists its output, A's when both or
+   * neither do.
+   */
+  rule: string;
+  /** Which trace breaks the rule by its own verdict (absent when neither does). */
+  side?: "a" | "b" | "both";
+  a?: TraceDifferencePlace;
+  b?: TraceDifferencePlace;
+  /** B's time minus A's (`apart`, `different`). */
+  deltaMs?: number;
+  /** One sentence a person can act on, beginning with the rule id. */
+  detail: string;
+};
+
+/** The output as one trace recorded it (absent on the side that has none). */
+export type TraceDifferencePlace = {
+  line: number;
+  atMs: number;
+  /** An emit's payload, else its type, request id and data, in that trace's own ids. */
+  output: unknown;
 };
 
 /** JUnit XML (`testsuites` › `testsuite` › `testcase`, `failure` per violation). */
@@ -884,6 +970,7 @@ export const OPERATIONS = {
   report: { method: "GET", path: "/v1/sessions/{id}/report" },
   reportJunit: { method: "GET", path: "/v1/sessions/{id}/report/junit" },
   verifyHostTrace: { method: "POST", path: "/v1/host-traces" },
+  compareTraces: { method: "POST", path: "/v1/host-traces/compare" },
   reset: { method: "POST", path: "/v1/reset" },
   violations: { method: "GET", path: "/v1/violations" },
 } as const;
@@ -1368,6 +1455,23 @@ export interface Operations {
     headers: Record<string, never>;
     body: { [key: string]: unknown }[] | string;
     response: Verdict;
+  };
+  /** Compare two recordings of one scenario (iOS against Android) */
+  compareTraces: {
+    path: Record<string, never>;
+    query: {
+      /**
+       * Replaces both traces' own tolerance (by default the larger of their headers'
+       * `toleranceMs`), for the comparison and for each one's verdict; the body's
+       * `toleranceMs`, if it has one, must be the same.
+       */
+      toleranceMs?: number;
+      /** `json` (default) or `junit`: one test case per compared kind, each difference a failure naming its rule and both lines. */
+      format?: VerdictFormat;
+    };
+    headers: Record<string, never>;
+    body: TraceComparisonRequest;
+    response: TraceComparison;
   };
   /** Purge every session (for local use) */
   reset: {

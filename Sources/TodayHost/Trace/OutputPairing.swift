@@ -1,0 +1,81 @@
+/// Pairing two time-ordered runs of one kind's outputs within a tolerance (docs/TRACES.md, "The
+/// comparison and the verdict"): what the verifier does with a trace and its replay, and what
+/// the comparison of two traces does with one trace and the other. `first` is the side whose
+/// outputs are taken in order (the trace, trace A); `second` the side searched for their pairs
+/// (the replay, trace B). `equal` says whether an output of `first` says what one of `second`
+/// says (ids through binding).
+enum OutputPairing {
+    /// What is left between two pairs, in order.
+    enum Leftover: Equatable {
+        /// Equal content, beyond the tolerance (`late`/`early`; `apart`).
+        case apart(Observed, Observed)
+        /// The same `type` within the tolerance, other content.
+        case different(Observed, Observed)
+        /// Only in `first` (`unexpected`; `onlyA`).
+        case onlyFirst(Observed)
+        /// Only in `second` (`missing`; `onlyB`).
+        case onlySecond(Observed)
+    }
+
+    /// The first output of `queue` (in time order) within `tolerance` of `output` that `equal`
+    /// says matches it (its index in the slice's base): found by halving to the window, then
+    /// looking in it only.
+    static func pairIndex(of output: Observed, in queue: ArraySlice<Observed>, tolerance: Millis,
+                          equal: (Observed, Observed) -> Bool) -> Int? {
+        let earliest = output.atMs - tolerance, latest = output.atMs + tolerance
+        var low = queue.startIndex, high = queue.endIndex
+        while low < high {
+            let middle = (low + high) / 2
+            if queue[middle].atMs < earliest { low = middle + 1 } else { high = middle }
+        }
+        while low < queue.endIndex, queue[low].atMs <= latest {
+            if equal(output, queue[low]) { return low }
+            low += 1
+        }
+        return nil
+    }
+
+    /// Whether pairing `output` with `queue[index]` would pass over outputs of `queue` that the
+    /// next outputs of `first` (`later`, of the same kind, in order) account for better: the
+    /// next one pairs with the first of them and with nothing after the greedy pair (then
+    /// `output` is the leftover, a duplicate say), or `output` says what one of them says, only
+    /// late or early, while a later one says what `queue[index]` says. Pairs never cross, so a
+    /// greedy pair there would leave both the passed-over output and a later one unpaired.
+    static func skipsWhatTheNextPairs(_ output: Observed, later: [Observed], queue: ArraySlice<Observed>, index: Int, tolerance: Millis,
+                                      lookahead: Int, equal: (Observed, Observed) -> Bool) -> Bool {
+        guard let first = queue.first, index > queue.startIndex else { return false }
+        if !equal(output, first), let next = later.first, abs(next.atMs - first.atMs) <= tolerance, equal(next, first),
+           !queue[(index + 1)...].prefix(lookahead).contains(where: { abs($0.atMs - next.atMs) <= tolerance && equal(next, $0) })
+        {
+            return true
+        }
+        guard queue[..<index].contains(where: { equal(output, $0) }) else { return false }
+        return later.contains { equal($0, queue[index]) }
+    }
+
+    /// Between two pairs: leftovers pair in order as `apart` (equal content, or `loose`ly equal)
+    /// or `different` (same type, within the tolerance); the rest are only on one side. A pair
+    /// is looked for among the next `lookahead` outputs of `second` only, so a long stretch
+    /// without pairs costs a bounded time per output.
+    static func leftovers(first: [Observed], second: [Observed], tolerance: Millis, lookahead: Int,
+                          equal: (Observed, Observed) -> Bool, loose: (Observed, Observed) -> Bool) -> [Leftover] {
+        var found: [Leftover] = []
+        var next = 0
+        for output in first {
+            let rest = second[next..<min(second.count, next + lookahead)]
+            if let index = rest.firstIndex(where: { equal(output, $0) || loose(output, $0) }) {
+                found += second[next..<index].map(Leftover.onlySecond)
+                found.append(.apart(output, second[index]))
+                next = index + 1
+            } else if let index = rest.firstIndex(where: { $0.type == output.type && abs($0.atMs - output.atMs) <= tolerance }) {
+                found += second[next..<index].map(Leftover.onlySecond)
+                found.append(.different(output, second[index]))
+                next = index + 1
+            } else {
+                found.append(.onlyFirst(output))
+            }
+        }
+        found += second[next...].map(Leftover.onlySecond)
+        return found
+    }
+}
