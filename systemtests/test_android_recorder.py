@@ -13,12 +13,14 @@ when missing."""
 from __future__ import annotations
 
 import glob
+import json
 import os
 import re
 import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Callable
 
 import pytest
 
@@ -201,3 +203,63 @@ def test_the_junit_class_passes_every_test(junit_class: str, kotlin: Kotlin, rec
     expected = JUNIT_CLASSES[junit_class]
     assert done.returncode == 0 and f"OK ({expected} test{'s' if expected != 1 else ''})" in output, \
         f"{junit_class}: {expected} tests expected to pass ({kotlin.versions()}; verify-host: {binary}):\n{output}"
+
+
+FAKE_HOSTS = os.path.join(ROOT, "systemtests", "fakehosts")
+
+
+@pytest.fixture(scope="module")
+def recorded_pair(kotlin: Kotlin, recorder_classes: Path) -> Callable[[int], tuple[Path, Path]]:
+    """One scenario recorded by a fake iOS host through the real Swift recorder (swiftc) and by a
+    fake Android host through the real Kotlin recorder (javac): `recorded_pair(threshold)` gives
+    the two files, the Android host revalidating after `threshold` ms away."""
+    if shutil.which("swiftc") is None:
+        pytest.fail("no swiftc on PATH: the fake iOS host is built with this machine's Swift toolchain")
+    ios_host = kotlin.work / "ios-host"
+    built = subprocess.run(["swiftc", "-o", str(ios_host), os.path.join(ROOT, "Recorder", "TodayPageTraceRecorder.swift"),
+                            os.path.join(FAKE_HOSTS, "ios", "main.swift")], capture_output=True, text=True, timeout=600)
+    assert built.returncode == 0, f"swiftc failed:\n{built.stdout}{built.stderr}"
+    android = kotlin.work / "fake-android-host"
+    kotlin.compile_java(f"{recorder_classes}:{kotlin.stdlib}", android, [os.path.join(FAKE_HOSTS, "FakeAndroidHost.java")])
+    count = iter(range(1_000))
+
+    def record(android_threshold_ms: int) -> tuple[Path, Path]:
+        number = next(count)
+        ios, droid = kotlin.work / f"ios-{number}.jsonl", kotlin.work / f"android-{number}.jsonl"
+        ran = subprocess.run([str(ios_host), str(ios), "5000"], capture_output=True, text=True, timeout=120)
+        assert ran.returncode == 0, f"the fake iOS host failed:\n{ran.stderr}"
+        ran = subprocess.run(["java", "-cp", f"{recorder_classes}:{android}:{kotlin.stdlib}", "FakeAndroidHost", str(droid),
+                              str(android_threshold_ms)], capture_output=True, text=True, timeout=120)
+        assert ran.returncode == 0, f"the fake Android host failed:\n{ran.stderr}"
+        return ios, droid
+    return record
+
+
+def compare(binary: str, a: Path, b: Path) -> tuple[int, dict[str, Any]]:
+    done = subprocess.run([binary, "compare-traces", str(a), str(b)], capture_output=True, text=True, timeout=120)
+    assert done.returncode in (0, 1), f"compare-traces exited {done.returncode}:\n{done.stdout}{done.stderr}"
+    return done.returncode, json.loads(done.stdout)
+
+
+def test_one_scenario_recorded_on_ios_and_android_is_identical(recorded_pair: Callable[[int], tuple[Path, Path]],
+                                                               binary: str) -> None:
+    """Issue 44, item 6: the two recorders, each in its platform's host, record the same
+    scenario; their host-minted ids differ (random UUIDs), and the comparison binds them."""
+    ios, android = recorded_pair(5_000)
+    assert ios.read_text().splitlines()[-1] == '{"atMs":10000,"kind":"end"}' == android.read_text().splitlines()[-1]
+    code, comparison = compare(binary, ios, android)
+    assert code == 0 and comparison["identical"] is True, json.dumps(comparison, indent=1)[:3000]
+    assert comparison["a"]["conforms"] and comparison["b"]["conforms"], "each conforms on its own"
+    assert comparison["compared"] == {"emit": 5, "navigation": 1, "pull": 2, "overlay": 1}, comparison["compared"]
+
+
+def test_androids_return_after_4s_is_an_h15_difference_on_its_side(recorded_pair: Callable[[int], tuple[Path, Path]],
+                                                                    binary: str) -> None:
+    """The planted platform difference: the Android host revalidates after 4.5 s away (its
+    threshold 4 s, the rules' 5 s): the one difference, named H15, on the Android side."""
+    ios, android = recorded_pair(4_000)
+    code, comparison = compare(binary, ios, android)
+    assert code == 1 and comparison["identical"] is False
+    found = [(d["problem"], d["kind"], d["type"], d["rule"], d.get("side"), d["b"]["atMs"]) for d in comparison["differences"]]
+    assert found == [("onlyB", "emit", "todayPage.refreshRequested", "H15", "b", 5500)], json.dumps(comparison["differences"], indent=1)
+    assert comparison["a"]["conforms"] and not comparison["b"]["conforms"]
