@@ -121,9 +121,13 @@ public enum HostTrace {
     }
 }
 
+/// The engine's verdict, named where `HostTrace.Verdict` does not hide it (the fuzzer compiles
+/// these sources into a module of another name, so not `TodayHost.Verdict`).
+typealias EngineVerdict = Verdict
+
 extension HostTrace.Verdict {
     /// The engine's verdict as the public face shows it.
-    init(_ verdict: TodayHost.Verdict) {
+    init(_ verdict: EngineVerdict) {
         host = verdict.host
         toleranceMs = verdict.toleranceMs
         endMs = verdict.endMs
