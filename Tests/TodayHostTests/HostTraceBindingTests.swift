@@ -145,4 +145,30 @@ import Testing
             "divergenceCount":2,"session":null}
             """)
     }
+
+    /// Issue 44, item 7: where the host's output and the rules' differ only in the id they name,
+    /// the detail says which ids (the rest of it reads the same on both sides). A host that
+    /// reuses the id Web made up for its header (H12) as the id of a tab activation's request
+    /// (H4, H16): the rules' request has an id of the replay's own, which no line names.
+    @Test func aDivergenceOnlyInAnIdNamesTheIds() throws {
+        var runner = try SessionRunner(id: "r4", config: SessionConfig(uid: "u1"))
+        try runner.apply(Web.started("w-1"))
+        try runner.advance(by: 500)
+        try runner.apply(.lifecycle(.tabActivated(requestId: nil)))
+        let minted = try #require(runner.pending.last)
+        try runner.advance(by: 1000)
+        let lines = HostTraceTests.trace(of: runner, recorded: ["emit"]).map { line in
+            line.contains(#""kind":"emit""#) ? line.replacingOccurrences(of: minted, with: "w-1") : line
+        }
+        let verdict = try HostTraceTests.verify(lines)
+        let different = try #require(verdict.divergences.first, "\(verdict.divergences.map(\.detail))")
+        #expect(verdict.divergenceCount == 1)
+        #expect(different.problem == .different && different.rule == .h16 && different.atMs == 500)
+        #expect(different.actual?["requestId"] == "w-1")
+        let rulesId = try #require(different.expected?["requestId"]?.stringValue)
+        #expect(rulesId != "w-1" && rulesId != minted, "an id of the replay's own")
+        #expect(different.detail == "H16: at 500 ms the host recorded todayPage.refreshRequested (tab_activated) "
+            + "where the rules make todayPage.refreshRequested (tab_activated); the ids differ: the host's w-1, "
+            + "the rules' \(rulesId) (the replay's own: no line of the trace was bound to it)")
+    }
 }

@@ -122,7 +122,8 @@ extension HostTraceVerifier {
                 record(Verdict.Divergence(
                     line: output.line, atMs: output.atMs, kind: kind, type: output.type, problem: .different, rule: rule,
                     expected: expected.shown, actual: output.shown, deltaMs: nil,
-                    detail: "\(rule.rawValue): at \(output.atMs) ms the host recorded \(Self.describe(output)) where the rules make \(Self.describe(expected))",
+                    detail: "\(rule.rawValue): at \(output.atMs) ms the host recorded \(Self.describe(output)) where the rules make \(Self.describe(expected))"
+                        + idsDiffer(output, expected),
                     replaySeq: expected.seq))
                 next = index + 1
             } else {
@@ -134,6 +135,15 @@ extension HostTraceVerifier {
             }
         }
         for skipped in replay[next...] { missing(skipped) }
+    }
+
+    /// Where a trace output and the rules' differ only in the id they name, which ids (the
+    /// rules' in the trace's words where a line was bound to it): the two descriptions alone
+    /// read the same.
+    func idsDiffer(_ output: Observed, _ expected: Observed) -> String {
+        guard TraceComparison.equalMasked(trace: output, replay: expected), let replayId = expected.namedId else { return "" }
+        let rules = traceIdOf[replayId] ?? "\(replayId) (the replay's own: no line of the trace was bound to it)"
+        return "; the ids differ: the host's \(output.namedId ?? "none"), the rules' \(rules)"
     }
 
     /// A replay output nothing paired: `missing`, unless it comes after the recording stopped.
