@@ -39,15 +39,17 @@ extension HostTraceVerifier {
     }
 
     /// Whether pairing `output` with `queue[index]` would pass over replay outputs that the
-    /// trace's next lines of the kind account for better: the next line pairs with the first of
-    /// them and with nothing after the greedy pair (then `output` is the leftover, a duplicate
-    /// say), or `output` says what one of them says, only late or early, while a later line
-    /// says what `queue[index]` says. Pairs never cross, so a greedy pair there would leave
-    /// both the passed-over output and a later line unpaired.
+    /// trace's next lines of the kind account for better: the next line pairs with one of them
+    /// and with nothing after the greedy pair (then `output` is the leftover, a duplicate, or an
+    /// output changed into what a later one says), or `output` says what one of them says, only
+    /// late or early, while a later line says what `queue[index]` says. Pairs never cross, so a
+    /// greedy pair there would leave both the passed-over output and a later line unpaired.
     func skipsWhatTheNextPairs(_ output: Observed, queue: [Observed], index: Int) -> Bool {
         guard index > 0 else { return false }
         let later = undecided[undecidedStart...].prefix(Self.gapLookahead).filter { $0.kind == output.kind }
-        if !equal(output, queue[0]), let next = later.first, abs(next.atMs - queue[0].atMs) <= tolerance, equal(next, queue[0]),
+        if let next = later.first,
+           let passed = queue[..<index].firstIndex(where: { abs(next.atMs - $0.atMs) <= tolerance && equal(next, $0) }),
+           !equal(output, queue[passed]),
            !queue[(index + 1)...].prefix(Self.gapLookahead).contains(where: { abs($0.atMs - next.atMs) <= tolerance && equal(next, $0) })
         {
             return true
