@@ -117,7 +117,7 @@ extension HostTraceVerifier {
                         + "\(abs(delta)) ms \(delta > 0 ? "after" : "before") the rules' \(expected.atMs) ms (tolerance \(tolerance) ms)",
                     replaySeq: expected.seq))
                 next = index + 1
-            } else if let index = rest.firstIndex(where: { $0.type == output.type && abs($0.atMs - output.atMs) <= tolerance }) {
+            } else if let index = rest.firstIndex(where: { $0.type == output.type && abs($0.atMs - output.atMs) <= tolerance && !isAfterEnd($0) }) {
                 for skipped in replay[next..<index] { missing(skipped) }
                 let expected = replay[index]
                 let rule = expected.rule ?? Self.defaultRule(kind)
@@ -148,9 +148,16 @@ extension HostTraceVerifier {
         return "; the ids differ: the host's \(output.namedId ?? "none"), the rules' \(rules)"
     }
 
+    /// Whether a replay output comes after the recording stopped: it only pairs (equal
+    /// content), never `missing`, nor what a host's output is `different` from.
+    func isAfterEnd(_ expected: Observed) -> Bool {
+        guard let stop = endMs ?? reader.header?.endMs else { return false }
+        return expected.atMs > stop
+    }
+
     /// A replay output nothing paired: `missing`, unless it comes after the recording stopped.
     mutating func missing(_ expected: Observed) {
-        if let stop = endMs ?? reader.header?.endMs, expected.atMs > stop {
+        if isAfterEnd(expected) {
             replayAfterEnd[expected.kind, default: 0] += 1
             return
         }
