@@ -171,4 +171,21 @@ import Testing
             + "where the rules make todayPage.refreshRequested (tab_activated); the ids differ: the host's w-1, "
             + "the rules' \(rulesId) (the replay's own: no line of the trace was bound to it)")
     }
+
+    /// The same where the rules' id is a caller's (the same on both sides, so given, not the
+    /// replay's own) and the host minted its own instead (H4, H10): the host's id binds to
+    /// nothing, and it was read as standing for the rules' one, `early` by 0 ms.
+    @Test func aHostIgnoringTheCallersIdIsDifferentNamingBoth() throws {
+        var runner = try SessionRunner(id: "r5", config: SessionConfig(uid: "u1"))
+        try runner.apply(.gesture(.pull(requestId: "c-1")))
+        try runner.advance(by: 1000)
+        let lines = HostTraceTests.trace(of: runner, recorded: ["emit"]).map { line in
+            line.contains(#""kind":"emit""#) ? line.replacingOccurrences(of: "c-1", with: "H-1") : line
+        }
+        let verdict = try HostTraceTests.verify(lines)
+        #expect(verdict.divergences.map { "\($0.problem.rawValue) \($0.rule.rawValue): \($0.detail)" } == [
+            "different H10: H10: at 0 ms the host recorded todayPage.refreshRequested (user_pull) where the rules make "
+                + "todayPage.refreshRequested (user_pull); the ids differ: the host's H-1, the rules' c-1",
+        ])
+    }
 }

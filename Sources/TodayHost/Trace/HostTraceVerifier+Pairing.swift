@@ -106,7 +106,11 @@ extension HostTraceVerifier {
             // without pairs costs a bounded time per output.
             let rest = replay[next..<min(replay.count, next + Self.gapLookahead)]
             let loose = output.namedId.map(unboundIds.contains) ?? false
-            if let index = rest.firstIndex(where: { equal(output, $0) || (loose && TraceComparison.equalMasked(trace: output, replay: $0)) }) {
+            // An unbound id stands for any beyond the tolerance (a moved output); within it,
+            // the rules' output has an id of its own that no binding gave this line: `different`.
+            if let index = rest.firstIndex(where: { equal(output, $0) || (loose && TraceComparison.equalMasked(trace: output, replay: $0)) }),
+               equal(output, rest[index]) || abs(rest[index].atMs - output.atMs) > tolerance
+            {
                 for skipped in replay[next..<index] { missing(skipped) }
                 let expected = replay[index]
                 let delta = output.atMs - expected.atMs
@@ -144,7 +148,8 @@ extension HostTraceVerifier {
     /// read the same.
     func idsDiffer(_ output: Observed, _ expected: Observed) -> String {
         guard TraceComparison.equalMasked(trace: output, replay: expected), let replayId = expected.namedId else { return "" }
-        let rules = traceIdOf[replayId] ?? "\(replayId) (the replay's own: no line of the trace was bound to it)"
+        let rules = traceIdOf[replayId] ?? (givenIds.contains(replayId) ? replayId
+            : "\(replayId) (the replay's own: no line of the trace was bound to it)")
         return "; the ids differ: the host's \(output.namedId ?? "none"), the rules' \(rules)"
     }
 
