@@ -86,7 +86,8 @@ extension HostTraceVerifier {
             first: trace, second: replay, tolerance: tolerance, lookahead: Self.gapLookahead, equal: equal,
             loose: { output, candidate in
                 (output.namedId.map(unbound.contains) ?? false) && TraceComparison.equalMasked(trace: output, replay: candidate)
-            })
+            },
+            onlyPairs: isAfterEnd)
         for leftover in leftovers {
             switch leftover {
             case let .apart(output, expected):
@@ -103,7 +104,8 @@ extension HostTraceVerifier {
                 record(Verdict.Divergence(
                     line: output.line, atMs: output.atMs, kind: kind, type: output.type, problem: .different, rule: rule,
                     expected: expected.shown, actual: output.shown, deltaMs: nil,
-                    detail: "\(rule.rawValue): at \(output.atMs) ms the host recorded \(Self.describe(output)) where the rules make \(Self.describe(expected))",
+                    detail: "\(rule.rawValue): at \(output.atMs) ms the host recorded \(Self.describe(output)) where the rules make \(Self.describe(expected))"
+                        + idsDiffer(output, expected),
                     replaySeq: expected.seq))
             case let .onlyFirst(output):
                 let rule = unexpectedRule(output)
@@ -117,9 +119,26 @@ extension HostTraceVerifier {
         }
     }
 
+    /// Where a trace output and the rules' differ only in the id they name, which ids (the
+    /// rules' in the trace's words where a line was bound to it): the two descriptions alone
+    /// read the same.
+    func idsDiffer(_ output: Observed, _ expected: Observed) -> String {
+        guard TraceComparison.equalMasked(trace: output, replay: expected), let replayId = expected.namedId else { return "" }
+        let rules = traceIdOf[replayId] ?? (givenIds.contains(replayId) ? replayId
+            : "\(replayId) (the replay's own: no line of the trace was bound to it)")
+        return "; the ids differ: the host's \(output.namedId ?? "none"), the rules' \(rules)"
+    }
+
+    /// Whether a replay output comes after the recording stopped: it only pairs (equal
+    /// content), never `missing`, nor what a host's output is `different` from.
+    func isAfterEnd(_ expected: Observed) -> Bool {
+        guard let stop = endMs ?? reader.header?.endMs else { return false }
+        return expected.atMs > stop
+    }
+
     /// A replay output nothing paired: `missing`, unless it comes after the recording stopped.
     mutating func missing(_ expected: Observed) {
-        if let stop = endMs ?? reader.header?.endMs, expected.atMs > stop {
+        if isAfterEnd(expected) {
             replayAfterEnd[expected.kind, default: 0] += 1
             return
         }

@@ -49,6 +49,7 @@ extension HostTraceVerifier {
         if floor > session!.nowMs { try step(.clock(.advanceTo(floor)), line: traced.line) }
         inputSeqs[traced.line] = session!.lastSeq + 1
         let produced = try step(traced.input.mappingRequestIds { binding[$0]?.replayId ?? $0 }, line: traced.line)
+        noteGiven(traced.input)
         lastInputOutputs = produced
         decide(upTo: session!.nowMs)
     }
@@ -130,6 +131,16 @@ extension HostTraceVerifier {
         }
     }
 
+    /// The ids a Web event named first that the replay took as its own (its ledger holds
+    /// them now): Web made them up, so they are the same on both sides. One it did not take
+    /// (a render fact's, say) is host-minted if an output line names it later.
+    mutating func noteGiven(_ input: Input) {
+        guard case .webEvent = input else { return }
+        for id in input.requestIds where binding[id] == nil && !unboundIds.contains(id) && !givenIds.contains(id) {
+            if ledger.record(for: id) != nil { give(id) }
+        }
+    }
+
     // MARK: Binding
 
     /// Binds the ids first named by the lines waiting, in line order, up to (not including)
@@ -153,7 +164,7 @@ extension HostTraceVerifier {
     /// The first unbound replay output of the line's kind within the tolerance that equals it
     /// with ids masked, failing that of the same type; none: the id stays unbound.
     mutating func bind(_ output: Observed, provisional: Bool) {
-        guard let id = output.namedId, binding[id] == nil, let current = session else { return }
+        guard let id = output.namedId, binding[id] == nil, !givenIds.contains(id), let current = session else { return }
         var candidates = bindable
         let horizon = output.atMs + tolerance
         if horizon > current.nowMs, !provisional { candidates += lookahead(to: horizon) }

@@ -27,6 +27,11 @@ package struct HostTraceVerifier: Sendable {
     var knownIds: Set<String> = []
     /// The ids inputs gave first (a caller's, Web's own): the same on both sides.
     var givenIds: Set<String> = []
+    /// Ids a Web event named before any output line did, and that the replay has not taken as
+    /// its own yet: given once the replay takes one (Web made it up: a `refreshStarted`'s, an
+    /// answer's to no request), else host-minted when an output line names it (a render fact
+    /// naming the id a later request of todaysim's own gets: its ids are deterministic).
+    var webNamedIds: Set<String> = []
     /// Host-minted trace id → the replay's id and the time of the replay output it was bound to.
     var binding: [String: (replayId: String, atMs: Millis)] = [:]
     var boundReplayIds: Set<String> = []
@@ -206,10 +211,15 @@ package struct HostTraceVerifier: Sendable {
 
     mutating func note(_ input: TraceInput) {
         for id in input.input.requestIds where !knownIds.contains(id) {
-            // An id the input gives: the same on both sides, so no line binds another id to it.
             knownIds.insert(id)
-            givenIds.insert(id)
-            boundReplayIds.insert(id)
+            if case .webEvent = input.input {
+                // Given only if the replay takes it (`noteGiven`): a Web event may name an id
+                // that no request has yet.
+                webNamedIds.insert(id)
+            } else {
+                // A caller's id: the same on both sides, so no line binds another id to it.
+                give(id)
+            }
         }
         switch input.input {
         case let .webEvent(message) where message["type"]?.stringValue == "todayPage.refreshStarted":
@@ -225,9 +235,8 @@ package struct HostTraceVerifier: Sendable {
     }
 
     mutating func note(_ output: Observed) {
-        if let id = output.namedId, !knownIds.contains(id) {
-            knownIds.insert(id)
-            pending.append(output)  // host-minted: bound in line order
+        if let id = output.namedId, knownIds.insert(id).inserted || webNamedIds.remove(id) != nil {
+            pending.append(output)  // host-minted (unless the replay takes a Web event's): bound in line order
         }
         switch output.kind {
         case .emit:
@@ -242,6 +251,13 @@ package struct HostTraceVerifier: Sendable {
         default:
             break
         }
+    }
+
+    /// An id that is the same on both sides: no line binds another id to it.
+    mutating func give(_ id: String) {
+        givenIds.insert(id)
+        boundReplayIds.insert(id)
+        webNamedIds.remove(id)
     }
 
     func append(_ output: Observed, to list: inout [Observed]) {

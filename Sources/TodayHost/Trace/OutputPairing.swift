@@ -37,14 +37,17 @@ enum OutputPairing {
 
     /// Whether pairing `output` with `queue[index]` would pass over outputs of `queue` that the
     /// next outputs of `first` (`later`, of the same kind, in order) account for better: the
-    /// next one pairs with the first of them and with nothing after the greedy pair (then
-    /// `output` is the leftover, a duplicate say), or `output` says what one of them says, only
-    /// late or early, while a later one says what `queue[index]` says. Pairs never cross, so a
-    /// greedy pair there would leave both the passed-over output and a later one unpaired.
+    /// next one pairs with one of them, whichever place it has, and with nothing after the
+    /// greedy pair (then `output` is the leftover, a duplicate, or an output changed into what a
+    /// later one says), or `output` says what one of them says, only late or early, while a
+    /// later one says what `queue[index]` says. Pairs never cross, so a greedy pair there would
+    /// leave both the passed-over output and a later one unpaired.
     static func skipsWhatTheNextPairs(_ output: Observed, later: [Observed], queue: ArraySlice<Observed>, index: Int, tolerance: Millis,
                                       lookahead: Int, equal: (Observed, Observed) -> Bool) -> Bool {
-        guard let first = queue.first, index > queue.startIndex else { return false }
-        if !equal(output, first), let next = later.first, abs(next.atMs - first.atMs) <= tolerance, equal(next, first),
+        guard index > queue.startIndex else { return false }
+        if let next = later.first,
+           let passed = queue[..<index].firstIndex(where: { abs(next.atMs - $0.atMs) <= tolerance && equal(next, $0) }),
+           !equal(output, queue[passed]),
            !queue[(index + 1)...].prefix(lookahead).contains(where: { abs($0.atMs - next.atMs) <= tolerance && equal(next, $0) })
         {
             return true
@@ -53,21 +56,29 @@ enum OutputPairing {
         return later.contains { equal($0, queue[index]) }
     }
 
-    /// Between two pairs: leftovers pair in order as `apart` (equal content, or `loose`ly equal)
-    /// or `different` (same type, within the tolerance); the rest are only on one side. A pair
-    /// is looked for among the next `lookahead` outputs of `second` only, so a long stretch
-    /// without pairs costs a bounded time per output.
+    /// Between two pairs: leftovers pair in order as `apart` (equal content, or `loose`ly equal
+    /// beyond the tolerance: a loose match within it has content of its own, so it is
+    /// `different`) or `different` (same type, within the tolerance, not `onlyPairs`); the rest
+    /// are only on one side. A pair is looked for among the next `lookahead` outputs of `second`
+    /// only, so a long stretch without pairs costs a bounded time per output. `onlyPairs`: an
+    /// output of `second` that pairs with equal content or not at all (one due after the
+    /// recording stopped).
     static func leftovers(first: [Observed], second: [Observed], tolerance: Millis, lookahead: Int,
-                          equal: (Observed, Observed) -> Bool, loose: (Observed, Observed) -> Bool) -> [Leftover] {
+                          equal: (Observed, Observed) -> Bool, loose: (Observed, Observed) -> Bool,
+                          onlyPairs: (Observed) -> Bool = { _ in false }) -> [Leftover] {
         var found: [Leftover] = []
         var next = 0
         for output in first {
             let rest = second[next..<min(second.count, next + lookahead)]
-            if let index = rest.firstIndex(where: { equal(output, $0) || loose(output, $0) }) {
+            if let index = rest.firstIndex(where: { equal(output, $0) || loose(output, $0) }),
+               equal(output, second[index]) || abs(second[index].atMs - output.atMs) > tolerance
+            {
                 found += second[next..<index].map(Leftover.onlySecond)
                 found.append(.apart(output, second[index]))
                 next = index + 1
-            } else if let index = rest.firstIndex(where: { $0.type == output.type && abs($0.atMs - output.atMs) <= tolerance }) {
+            } else if let index = rest.firstIndex(where: {
+                $0.type == output.type && abs($0.atMs - output.atMs) <= tolerance && !onlyPairs($0)
+            }) {
                 found += second[next..<index].map(Leftover.onlySecond)
                 found.append(.different(output, second[index]))
                 next = index + 1
