@@ -86,12 +86,8 @@ public enum HostTrace {
     /// an `Unjudgeable` calls the trace.
     public static func verify(_ bytes: some Collection<UInt8>, name: String = "host trace",
                               toleranceMs: Int64? = nil) throws(Unjudgeable) -> Verdict {
-        var verifier = HostTraceVerifier(toleranceMs: toleranceMs)
         do throws(TraceProblem) {
-            for line in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
-                try verifier.feed(line: line)
-            }
-            return Verdict(try verifier.finish())
+            return Verdict(try HostTraceVerifier.verify(bytes: bytes, toleranceMs: toleranceMs))
         } catch {
             throw Unjudgeable(description: "\(name) is not a trace todaysim can judge: \(error.problemDetail)")
         }

@@ -120,8 +120,14 @@ package struct HostTraceVerifier: Sendable {
 
     /// Verifies a whole trace held in memory.
     package static func verify(_ text: String, sessionId: String = "replay") throws(TraceProblem) -> Verdict {
-        var verifier = HostTraceVerifier(sessionId: sessionId)
-        for line in text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
+        try verify(bytes: text.utf8, sessionId: sessionId)
+    }
+
+    /// Verifies a whole trace held as bytes, its lines separated by `\n`.
+    package static func verify(bytes: some Collection<UInt8>, sessionId: String = "replay",
+                               toleranceMs: Millis? = nil) throws(TraceProblem) -> Verdict {
+        var verifier = HostTraceVerifier(sessionId: sessionId, toleranceMs: toleranceMs)
+        for line in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
             try verifier.feed(line: line)
         }
         return try verifier.finish()
