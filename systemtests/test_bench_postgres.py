@@ -24,6 +24,7 @@ from typing import Any, Callable, Iterator, Optional
 
 import pytest
 from todaysim.client import Client
+from todaysim.models import LifecycleType
 from todaysim.server import Server
 
 from support.bench import (CONNECTIONS, RUNS, SECONDS, SESSION_ENV, SESSIONS, THREADS, Record, Result, Table,
@@ -135,7 +136,7 @@ def web_events_cycle(request_id: str, session: str = "bench-2") -> list[Callable
                                             "requestId": request_id, "mode": "soft", "status": "succeeded"})]
 
 
-def lifecycle_input(kind: str) -> Callable[[Client], Any]:
+def lifecycle_input(kind: LifecycleType) -> Callable[[Client], Any]:
     return lambda client: client.lifecycle("bench-1", kind)
 
 
@@ -144,7 +145,7 @@ def round_trips(server: Server, log: str, figure: Record) -> None:
     with server.client() as client:
         client.read_session("bench-0")
         get = statements(log, client, [lambda c: c.read_session("bench-0")] * 20)
-        lifecycle = statements(log, client, [lifecycle_input(kind) for kind in ["background", "foreground"] * 10])
+        lifecycle = statements(log, client, [lifecycle_input(kind) for kind in ("background", "foreground") * 10])
         web_events = statements(log, client, [step for cycle in range(4) for step in web_events_cycle(f"probe-{cycle}")])
     for label, counts in (("GET /v1/sessions/{id}", get), ("POST …/lifecycle alone", lifecycle),
                           ("POST …/web-events cycle, per input alone", web_events)):

@@ -21,10 +21,11 @@ import os
 import signal
 import subprocess
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Union, cast
 
 import pytest
 from todaysim.client import Client
+from todaysim.models import GestureType, LifecycleType
 from todaysim.server import Server
 
 from support import ROOT, free_port, wait_until
@@ -77,11 +78,13 @@ def open_page(tab: Tab, bridge: Bridge, session: str, broken: bool = False) -> N
     tab.js("todaysimBridge.ready")
 
 
-def native_request(tab: Tab, bridge: Bridge, session: str, path: str, type: str, request_id: str) -> None:
+def native_request(tab: Tab, bridge: Bridge, session: str, path: str, type: Union[GestureType, LifecycleType], request_id: str) -> None:
     """Posts a gesture or lifecycle request and waits until the page answered it and the bridge
     has no call in flight, so the answer reached the host before the test's next input."""
-    send = bridge.api.gesture if path == "gestures" else bridge.api.lifecycle
-    send(session, type, requestId=request_id)
+    if path == "gestures":
+        bridge.api.gesture(session, cast(GestureType, type), requestId=request_id)
+    else:
+        bridge.api.lifecycle(session, cast(LifecycleType, type), requestId=request_id)
     tab.wait(f"{session}: the page got {request_id} and answered it",
              f"fixture.answered.indexOf({json.dumps(request_id)}) >= 0 && todaysimBridge.inFlight === 0",
              show="JSON.stringify(fixture.received)")

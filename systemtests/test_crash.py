@@ -25,11 +25,12 @@ from todaysim.server import Server
 
 from support import Figure, free_port, stored_as_answered, wait_until
 from support.postgres import Postgres
-from support.wire import NotSent, Wire
+from support.wire import Wire
 
 T = TypeVar("T")
 INPUTS_PER_CLIENT = 10_000
 LOAD_TIMEOUT = 3  # seconds a client of the load waits for an answer before it tries again
+REFUSED_SECONDS = 30  # the client sends a refused input again this long (a killed server is back well within it)
 CHECK_SECONDS = 30  # the checks after the kills wait this long for an answer
 
 # Rows PostgreSQL holds that no todaysim could have written: a session whose timeline is not
@@ -83,16 +84,14 @@ class Load:
             thread.join()
 
     def until_answered(self, call: Callable[[], T]) -> T:
-        """`call()` again after a kill (nothing reached the server, or its answer was lost) or a
-        503 (the database out of reach, or a COMMIT that lost its answer: nothing acknowledged)."""
+        """`call()` again after a kill took its answer (its connection broke after it was sent; a
+        refused one the client sends again itself, `retry_refused_for`) or a 503 (the database out
+        of reach, or a COMMIT that lost its answer: nothing acknowledged)."""
         attempts = 0
         while True:
             attempts += 1
             try:
                 answer = call()
-            except NotSent:
-                time.sleep(0.02)
-                continue
             except TodaysimError as error:
                 if error.status == 0:
                     time.sleep(0.02)
@@ -110,7 +109,7 @@ class Load:
 
     def client(self, number: int) -> None:
         session = f"crash-{number}"
-        with Client(self.url, timeout=LOAD_TIMEOUT, transport=self.wires[number]) as client:
+        with Client(self.url, timeout=LOAD_TIMEOUT, transport=self.wires[number], retry_refused_for=REFUSED_SECONDS) as client:
             try:
                 self.until_answered(lambda: client.create_session(f"u{number}", id=session))
             except TodaysimError as error:
@@ -205,7 +204,8 @@ def crash(start_server: Callable[..., Server], binary: str, rng: random.Random, 
 
 def report(figure: Callable[..., Figure], load: Load, seconds: float) -> None:
     figure("inputs answered", load.answered(), "inputs")
-    figure("retried after a kill or a 503", load.retried, "inputs")
+    figure("retried after a kill took the answer or a 503", load.retried, "inputs")
+    figure("connections refused (sent again by the client)", sum(wire.refused for wire in load.wires), "connections")
     figure("answered from their stored key", sum(wire.replayed for wire in load.wires), "answers")
     figure("answered 503", load.unavailable, "answers")
     figure("load with kills", seconds, "s")

@@ -24,7 +24,9 @@ from support import percentile, wait_until
 from support.checks import Checks
 from support.fleet import WALL_TIMER, Fleet, FleetSizes, Json, spread, timer_entries
 
-RETRIED = (0, 502, 503)  # 0: the package's client could not reach nginx (a connection error)
+# 0: a connection to nginx that broke after the input was sent (its key makes sending it again safe);
+# a refused one the package's client sends again itself (`retry_refused_for`).
+RETRIED = (0, 502, 503)
 FIRE_SECONDS = 60  # every timer fired by a scheduler this long after the last was armed (the wait ends once all are)
 SERVE_AGAIN_SECONDS = 60
 T = TypeVar("T")
@@ -58,7 +60,7 @@ class Load:
 
     def client(self, number: int) -> None:
         session = f"c5-{number}"
-        with self.fleet.client(timeout=15) as client:
+        with self.fleet.client(timeout=15, retry_refused_for=SERVE_AGAIN_SECONDS) as client:
             try:
                 self.create(client, session)
                 index = 0

@@ -125,7 +125,7 @@ def test_a_scenario_with_typed_and_catch_all_web_events(generated: Generated, cl
 
     answered = typed("typed refreshResult", api["web_event"].sync("py1", client=client, body=m.RefreshResultEvent(
         type_="todayPage.refreshResult", schema_version=1, request_id="pull-1",
-        mode=m.RefreshResultEventMode.SOFT, status="succeeded")), m.InputResponse)
+        mode=m.RefreshMode.SOFT, status=m.RefreshStatus.SUCCEEDED)), m.InputResponse)
     same(checks, "the typed result settles the pull", (answered.outcome, answered.session.refresh.pending,
                                                        answered.session.pull.request_id),
          (m.InputResponseOutcome.APPLIED, [], None))

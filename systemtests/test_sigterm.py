@@ -31,13 +31,14 @@ from todaysim.client import Client, TodaysimError
 from todaysim.server import Server
 
 from support import Figure, stored_as_answered, wait_until
-from support.wire import NotSent, Wire
+from support.wire import Wire
 
 WRITERS = 4
 STOP_BOUND = 120.0         # seconds from SIGTERM to exit: it drains 5 s at most, so this is a hang
 CLIENT_SECONDS = 30        # a writer gives up on an answer after this (then: unanswered, no failure)
 LOAD_BEFORE = (0.05, 0.6)  # the SIGTERM comes this many seconds (uniform) after every writer was answered
 QUIET = "sigterm-quiet"    # a session nobody writes to: the long poll waits on it
+REFUSED_SECONDS = 1.0      # the client sends a refused request again this long, then the loop asks whether the round is over
 
 # What an input got: its 200 answer, or "refused" (503, nothing applied), "in doubt" (503 when
 # the drain ran out: may have been applied) or "unanswered" (the connection broke under it).
@@ -72,7 +73,7 @@ class Load:
     def writer(self, number: int) -> None:
         """Inputs back to back (the client keeps its connection alive) until the server is gone."""
         session, outcomes = f"sigterm-{number}", self.outcomes[number]
-        with Client(self.url, timeout=CLIENT_SECONDS, transport=Wire()) as client:
+        with Client(self.url, timeout=CLIENT_SECONDS, transport=Wire(), retry_refused_for=REFUSED_SECONDS) as client:
             index = len(outcomes)
             while not self.stop.is_set():
                 try:
@@ -81,10 +82,9 @@ class Load:
                     else:
                         answer = client.web_event(session, {"type": "todayPage.track", "name": f"w{number}-{index}"})
                     outcomes[index] = dict(answer)
-                except NotSent:  # the server is gone: this input never left, try it again
-                    time.sleep(0.01)
-                    continue
                 except TodaysimError as error:
+                    if not error.sent:  # refused past the client's retry: the server is gone, the input never left
+                        continue
                     if error.status == 0:
                         outcomes[index] = "unanswered"
                         time.sleep(0.01)  # the server is going or gone: do not spin
@@ -100,13 +100,10 @@ class Load:
 
     def long_poll(self) -> None:
         """Timeline long polls on a session that never changes, one after another."""
-        with Client(self.url, timeout=CLIENT_SECONDS, transport=Wire()) as client:
+        with Client(self.url, timeout=CLIENT_SECONDS, transport=Wire(), retry_refused_for=REFUSED_SECONDS) as client:
             while not self.stop.is_set():
                 try:
                     client.timeline(QUIET, after=self.quiet_after, wait_ms=30000)
-                except NotSent:
-                    time.sleep(0.01)
-                    continue
                 except TodaysimError as error:
                     if error.status == 0:
                         time.sleep(0.01)
@@ -119,15 +116,14 @@ class Load:
 
     def event_stream(self) -> None:
         """An event stream of writer 0's session, read until the server ends it."""
-        with Client(self.url, timeout=CLIENT_SECONDS, transport=Wire()) as client:
+        with Client(self.url, timeout=CLIENT_SECONDS, transport=Wire(), retry_refused_for=REFUSED_SECONDS) as client:
             while not self.stop.is_set():
                 try:
                     for _ in client.session_events("sigterm-0"):
                         pass
-                except NotSent:
-                    time.sleep(0.01)
-                    continue
-                except TodaysimError:
+                except TodaysimError as error:
+                    if not error.sent:  # refused past the client's retry: no stream was read
+                        continue
                     time.sleep(0.01)  # it broke or was refused as the server went
                 with self.lock:
                     self.streams += 1

@@ -56,6 +56,20 @@ import TodayTraceProperties
         func problems(_ value: JSON, _ name: String) -> [String] {
             do { return try validator.problems(value, against: name) } catch { return ["the schema \(name) cannot be checked: \(error)"] }
         }
+
+        /// Each problem of a Web → native `message` as the host reads it: its type's schema with
+        /// every field its `x-todaysim-host-accepts` names read by the looser schema given there
+        /// (H7: any `status`), so the protocol's enums do not make the host's leniency a disagreement.
+        func hostProblems(_ message: JSON) -> [String] {
+            guard let type = message["type"]?.stringValue, let name = webToNative[type],
+                  case let .object(members)? = validator.schemas[name] else { return problems(message, "WebToNativeEvent") }
+            guard case let .object(looser)? = validator.schemas[name]?["x-todaysim-host-accepts"] else { return problems(message, name) }
+            let read = JSON.object(members.map { key, value in
+                guard key == "properties", case let .object(properties) = value else { return (key, value) }
+                return (key, .object(properties.map { field, schema in (field, looser.first { $0.0 == field }?.1 ?? schema) }))
+            })
+            do { return try validator.problems(message, schema: read, path: name) } catch { return ["\(name) as the host reads it: \(error)"] }
+        }
     }
 
     static let contract = Result { try Contract() }
@@ -321,7 +335,8 @@ import TodayTraceProperties
     static let wellFormed: [JSON] = [
         ["type": "todayPage.refreshStarted", "schemaVersion": 1, "requestId": "r1", "presentation": "header"],
         ["type": "todayPage.refreshResult", "schemaVersion": 1, "requestId": "r1", "mode": "soft", "status": "succeeded",
-         "loadId": "l1", "terminalEvent": "allBatchesRendered", "elapsedMs": .double(12.5), "error": ["code": "x"]],
+         "loadId": "l1", "terminalEvent": "allBatchesRendered", "elapsedMs": .double(12.5),
+         "error": ["stage": "loadBatches", "status": 503, "code": "x", "message": "unavailable"]],
         ["type": "todayPage.firstBatchRendered", "schemaVersion": 1, "batchId": "b1", "elapsedMs": 10, "requestId": "r1"],
         ["type": "todayPage.allBatchesRendered", "schemaVersion": 1, "status": "partial", "empty": false, "elapsedMs": 0, "requestId": "r1"],
         ["type": "todayPage.loadFailed", "schemaVersion": 1, "error": "network", "elapsedMs": 3, "requestId": "r1"],
@@ -335,7 +350,8 @@ import TodayTraceProperties
 
     /// Values put in place of a field: every JSON type, and the edges the rules draw.
     static let replacements: [JSON] = [.null, 0, 1, -1, .double(1.5), .double(-0.5), 2, "", "x", "header", "soft", "hard", "succeeded",
-                                       "partial", true, false, [:], ["a": 1], [], ["x"], [[:]],
+                                       "partial", "failed", "cancelled", "loadFailed", true, false, [:], ["a": 1], [], ["x"], [[:]],
+                                       ["stage": "mountFeedCanvas", "message": "m"], ["stage": "render", "message": "m"],
                                        [["actionId": "a", "title": "A"]], [["actionId": "", "title": "A"]], [["actionId": "a"]],
                                        [["title": "A"]], [["actionId": "a", "title": 1]], [["actionId": "a", "title": "A", "role": 5]],
                                        [["actionId": "a", "title": "A", "role": .null]], ["x", ["actionId": "a", "title": "A"]]]
@@ -375,7 +391,7 @@ import TodayTraceProperties
                     disagreements.append("\(variant.serialized()): ignored (\(reason)) by a parser that knows every event")
                     continue
                 }
-                let valid = contract.problems(Self.withoutNulls(variant), "WebToNativeEvent").isEmpty
+                let valid = contract.hostProblems(Self.withoutNulls(variant)).isEmpty
                 if decoded != valid {
                     disagreements.append("\(variant.serialized()): the decoder \(decoded ? "accepts" : "rejects") it, the schema \(valid ? "accepts" : "rejects") it")
                 }
@@ -422,6 +438,25 @@ import TodayTraceProperties
         for (what, value, schema) in planted {
             #expect(!contract.problems(value, schema).isEmpty, "\(what) passed \(schema): \(value.serialized())")
         }
+
+        // The protocol is stricter than the host (x-todaysim-host-accepts): a misspelt status, an
+        // unknown terminal event or an error without its stage breaks the schema, yet the host
+        // takes each (H7) — and a mode outside the two it rejects, as the schema does.
+        let result: JSON = ["type": "todayPage.refreshResult", "schemaVersion": 1, "requestId": "r1", "mode": "soft", "status": "succeeded"]
+        guard case let .object(fields) = result else { Issue.record("the result is no object"); return }
+        #expect(contract.problems(result, "WebToNativeEvent") == [] && contract.hostProblems(result) == [])
+        let beyondTheProtocol: [(String, JSON)] = [("status", "succeded"), ("terminalEvent", "firstBatchPainted"), ("error", ["message": "down"])]
+        for (field, value) in beyondTheProtocol {
+            let lenient = JSON.object(fields.filter { $0.0 != field } + [(field, value)])
+            #expect(!contract.problems(lenient, "WebToNativeEvent").isEmpty, "\(field) \(value.serialized()) passed the protocol's schema")
+            #expect(contract.hostProblems(lenient) == [], "the host's reading refused \(field) \(value.serialized())")
+            guard case .event = Self.parser.parse(type: "todayPage.refreshResult", message: lenient) else {
+                Issue.record("the decoder refused \(lenient.serialized())")
+                continue
+            }
+        }
+        let badMode = JSON.object(fields.map { $0.0 == "mode" ? ($0.0, "gentle") : $0 })
+        #expect(!contract.hostProblems(badMode).isEmpty)
 
         // A type the decoder would know and no schema describes, or the reverse.
         var schemaTypes = Set(contract.webToNative.keys)

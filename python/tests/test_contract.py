@@ -33,8 +33,11 @@ def test_every_operation_has_one_method_with_its_method_and_path(todaysim: Clien
 def test_every_schema_is_a_type(todaysim: Client) -> None:
     document = served_document(todaysim)
     assert list(models.SCHEMAS) == list(document["components"]["schemas"])
-    for name in models.SCHEMAS + models.RESPONSES:
+    for name in models.SCHEMAS + models.REQUESTS + models.RESPONSES:
         assert hasattr(models, name), name
+    # The protocol's values (issue 45, item 3): the bridge schemas name them, so the models do.
+    assert models.RefreshResultEvent.__annotations__["status"].__forward_arg__ == "RefreshStatus"
+    assert models.RefreshError.__required_keys__ == {"stage", "message"}
 
 
 def test_the_models_are_what_the_document_makes() -> None:

@@ -6,7 +6,9 @@ name per schema of `components.schemas`, so the client's types never drift from 
 Objects become `TypedDict`s (required properties plain, the others `NotRequired`; an inline
 object property gets a TypedDict of its own, named after its owner and the property), string
 enums and consts `Literal`s, `oneOf`/`anyOf` `Union`s, arrays `list[...]`, maps `dict[str, ...]`,
-`[T, 'null']` `Optional`. Request schemas stay open as the document says (a TypedDict does not
+`[T, 'null']` `Optional`. The bodies the client takes as a first field and keywords
+(KEYWORD_BODIES) get `<Name>Fields` too, the keywords for `**fields: Unpack[...]` (so mypy checks
+each keyword's name and type), and a name for the first field's type (`GestureType`). Request schemas stay open as the document says (a TypedDict does not
 forbid other keys at run time). `--check` exits 1 when the file on disk differs from what the
 document makes (Scripts/test runs it: the models are generated, and checked in CI).
 Needs PyYAML (installed with the package's test extra).
@@ -23,6 +25,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_DOCUMENT = os.path.join(HERE, "..", "..", "OpenAPI", "todaysim.yaml")
 OUTPUT = os.path.join(HERE, "..", "src", "todaysim", "models.py")
 PRIMITIVES = {"string": "str", "integer": "int", "number": "float", "boolean": "bool", "null": "None"}
+# The bodies the client takes as one field and keywords (`gesture("s1", "pull", requestId="p1")`):
+# each gets `<Name>Fields`, its other properties, for the keywords (`**fields: Unpack[...]`).
+KEYWORD_BODIES = {"CreateSessionRequest": "uid", "GestureRequest": "type", "LifecycleRequest": "type", "CommandRequest": "type"}
 
 
 class Generator:
@@ -70,39 +75,54 @@ class Generator:
             return f"dict[str, {self.type_of(extra, owner + 'Value')}]" if isinstance(extra, dict) else "dict[str, Any]"
         return PRIMITIVES.get(str(kind), "Any")
 
-    def operation_responses(self) -> list[str]:
-        """A TypedDict for each operation's successful JSON answer that is an inline object (the
-        schemas of `components.schemas` are made already): `<OperationId>Response`."""
-        made: list[str] = []
+    def operation_types(self) -> tuple[list[str], list[str]]:
+        """A type for each operation's JSON body and successful JSON answer that is a schema of its
+        own (not one of `components.schemas`, made already): `<OperationId>Request` (a body that
+        is JSON only) and `<OperationId>Response` (an object answer)."""
+        requests: list[str] = []
+        responses: list[str] = []
         for path in self.paths.values():
             for operation in path.values():
                 if not isinstance(operation, dict) or "operationId" not in operation:
                     continue
+                stem = operation["operationId"][:1].upper() + operation["operationId"][1:]
+                content = (operation.get("requestBody") or {}).get("content", {})
+                body = content.get("application/json", {}).get("schema") if list(content) == ["application/json"] else None
+                if isinstance(body, dict) and "$ref" not in body:
+                    self.named(stem + "Request", body, requests)
                 for code, response in operation.get("responses", {}).items():
                     schema = (response.get("content", {}).get("application/json", {}).get("schema")
                               if str(code).startswith("2") and isinstance(response, dict) else None)
                     if isinstance(schema, dict) and "$ref" not in schema and schema.get("properties"):
-                        name = operation["operationId"][:1].upper() + operation["operationId"][1:] + "Response"
-                        if name in self.schemas or name in made:
-                            raise SystemExit(f"the response type {name} is named twice")
-                        self.typed_dict(name, schema)
-                        made.append(name)
-        return made
+                        self.named(stem + "Response", schema, responses)
+        return requests, responses
+
+    def named(self, name: str, schema: dict[str, Any], made: list[str]) -> None:
+        """`name` for an operation's own schema: a TypedDict, or an alias of what it is."""
+        if name in self.schemas or name in self.done or name in made:
+            raise SystemExit(f"the operation type {name} is named twice")
+        if schema.get("properties") and schema.get("type", "object") == "object":
+            self.typed_dict(name, schema)
+        else:
+            kind = self.type_of(schema, name)
+            self.lines += [f"{name} = {kind}", ""]
+        made.append(name)
 
     @staticmethod
     def title(schema: Any, index: int) -> str:
         name = schema.get("title") if isinstance(schema, dict) else None
         return "".join(part[:1].upper() + part[1:] for part in str(name).replace("-", " ").replace(".", " ").split()) if name else f"Option{index + 1}"
 
-    def typed_dict(self, name: str, schema: dict[str, Any]) -> None:
+    def typed_dict(self, name: str, schema: dict[str, Any], nested: Optional[str] = None) -> None:
+        """A TypedDict `name`; an inline object property gets one named `<nested or name><Property>`."""
         if name in self.done:
             return
         self.done.add(name)
         required = set(schema.get("required", []))
         fields = []
         for prop, sub in schema["properties"].items():
-            nested = name + "".join(part[:1].upper() + part[1:] for part in prop.replace("-", "_").split("_"))
-            kind = self.type_of(sub, nested)
+            owner = (nested or name) + "".join(part[:1].upper() + part[1:] for part in prop.replace("-", "_").split("_"))
+            kind = self.type_of(sub, owner)
             fields.append(f"    {prop!r}: {kind if prop in required else f'NotRequired[{kind}]'},")
         doc = " ".join(str(schema.get("description", "")).split())
         self.lines.append(f"{name} = TypedDict({name!r}, {{")
@@ -123,14 +143,26 @@ class Generator:
                 self.lines.append(f"{name} = {self.type_of(schema, name)}")
                 self.lines.append("")
             names.append(name)
-        responses = self.operation_responses()
+        requests, responses = self.operation_types()
+        for name, first in KEYWORD_BODIES.items():
+            schema = self.schemas[name]
+            if first not in schema.get("properties", {}):
+                raise SystemExit(f"{name} has no property {first}: KEYWORD_BODIES is out of date")
+            stem = name.removesuffix("Request")
+            self.lines += [f"{stem}{first[:1].upper()}{first[1:]} = {self.type_of(schema['properties'][first], stem)}", ""]
+            rest = {prop: sub for prop, sub in schema["properties"].items() if prop != first}
+            self.typed_dict(stem + "Fields", {**schema, "properties": rest,
+                            "description": f"The keywords of a `{name}` after its `{first}` (the client's methods take them as `**fields`)."},
+                            nested=name)
         header = ['"""The OpenAPI document\'s schemas as Python types (generated by tools/generate_models.py',
                   'from OpenAPI/todaysim.yaml: edit that document, then run the tool; do not edit this file).',
                   '',
-                  'An operation whose JSON answer is an object of its own (no schema of `components.schemas`)',
-                  'has a type named after it: `StepsResponse` for `steps`."""',
+                  'An operation whose JSON body or JSON answer is a schema of its own (none of',
+                  '`components.schemas`) has a type named after it: `StepsRequest` and `StepsResponse` for',
+                  '`steps`."""',
                   "from typing import Any, Literal, NotRequired, Optional, TypedDict, Union", "",
                   f"SCHEMAS = {tuple(names)!r}", "",
+                  f"REQUESTS = {tuple(requests)!r}", "",
                   f"RESPONSES = {tuple(responses)!r}", ""]
         return "\n".join(header + self.lines).rstrip() + "\n"
 

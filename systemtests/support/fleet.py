@@ -81,9 +81,10 @@ class Fleet:
         """nginx's base URL (replica None) or replica I's (1-based)."""
         return self.base if replica is None else self.replicas[replica - 1]
 
-    def client(self, replica: Optional[int] = None, timeout: float = 30) -> Client:
+    def client(self, replica: Optional[int] = None, timeout: float = 30, retry_refused_for: float = 0) -> Client:
         """The package's client through nginx (replica None) or straight to replica I."""
-        return Client(self.url(replica), timeout=timeout, transport=httpx.HTTPTransport(verify=self.tls))
+        return Client(self.url(replica), timeout=timeout, transport=httpx.HTTPTransport(verify=self.tls),
+                      retry_refused_for=retry_refused_for)
 
     def command(self, *words: object) -> str:
         """Scripts/fleet WORD DIR [I]: kill, term, restart a replica; what it printed."""

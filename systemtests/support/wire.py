@@ -5,9 +5,10 @@ headers, and how many answers were replayed from a stored Idempotency-Key.
     wire = Wire()
     client = Client(server.url, transport=wire)
 
-The client answers a connection that broke under a request as `TodaysimError` status 0 (sent:
-it may have been applied); a connection refused — nothing sent, nothing can have been applied —
-is `NotSent` instead, raised through the client."""
+The client answers a connection that broke under a request as `TodaysimError` status 0 with
+`sent` True (it may have been applied), and a connection refused — nothing sent, nothing can
+have been applied — with `sent` False, after sending it again for `retry_refused_for` seconds;
+`refused` counts the refusals this wire saw (the client's retry sits above it)."""
 from __future__ import annotations
 
 import ssl
@@ -29,10 +30,6 @@ def _tls() -> ssl.SSLContext:
         return _TLS[0]
 
 
-class NotSent(Exception):
-    """The connection was refused: the request never reached a server."""
-
-
 class Wire(httpx.HTTPTransport):
     """An `httpx` transport for `Client(url, transport=Wire())` (one per client; thread-safe)."""
 
@@ -40,13 +37,16 @@ class Wire(httpx.HTTPTransport):
         super().__init__(verify=_tls())
         self.last: Optional[httpx.Response] = None  # the last answer (its body may be unread)
         self.replayed = 0  # answers with `Idempotent-Replayed: true`
+        self.refused = 0  # connections refused (nothing sent)
         self._lock = threading.Lock()
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         try:
             response = super().handle_request(request)
-        except httpx.ConnectError as error:
-            raise NotSent(f"{request.method} {request.url.path}: {error}") from error
+        except httpx.ConnectError:
+            with self._lock:
+                self.refused += 1
+            raise
         with self._lock:
             self.last = response
             if response.headers.get("Idempotent-Replayed") == "true":

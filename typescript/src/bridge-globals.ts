@@ -1,10 +1,12 @@
 /**
  * The bridge on `Window`, for a page's own code to type-check against the contract: import it
  * once (`import type {} from "todaysim/bridge-globals"`, or list it in tsconfig's `types`).
- * Both members are optional because the native host injects them only inside the app: a page
- * opened in a plain browser has neither, and its code must say what it does then.
+ * Every member is optional because the native host injects them only inside the app (and
+ * `todaysimBridge` only todaysim's shim): a page opened in a plain browser has none, and its code
+ * must say what it does then. A hook that takes its window as an argument takes `BridgeWindow`,
+ * which `window` and `bridgedTarget(target)` both are.
  */
-import type { TodayNativeEvent, TodayWebViewBridge } from "./bridge.js";
+import type { BridgeHandle, TodayNativeEvent, TodayWebViewBridge } from "./bridge.js";
 import type { TodayWebView } from "./generated/api.js";
 
 declare global {
@@ -13,6 +15,11 @@ declare global {
     todayWebViewBridge?: TodayWebViewBridge;
     /** What the host injects at document start: platform, surface, capabilities (H2). */
     __todayWebView?: TodayWebView;
+    /**
+     * Only under todaysim's shim (/bridge.js): the bridge's handle, where a page reads the host
+     * reload's request id (`todaysimBridge.document.requestId`) and a test waits (`ready`, `inFlight`).
+     */
+    todaysimBridge?: BridgeHandle;
   }
   interface WindowEventMap {
     /** A native → Web message: its `detail` is the `NativeToWebEvent`. */

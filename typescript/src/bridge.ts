@@ -7,7 +7,8 @@
  * whose `detail` is a `NativeToWebEvent`; `TodayWebView` (`window.__todayWebView`, from the
  * generated types). All of them index the lookups tools/generate_types.py generates from the
  * OpenAPI document's `WebToNativeEvent` and `NativeToWebEvent` (src/generated/bridge.ts), so a
- * change of the contract changes them. `todaysim/bridge-globals` puts them on `Window`.
+ * change of the contract changes them. `todaysim/bridge-globals` puts them on `Window`, and
+ * `BridgeWindow` is the one type a page's hook takes for `window` and for `bridgedTarget(target)`.
  *
  * Run time: `installBridge` and `attachBridge` are Web/bridge-core.mjs itself, shipped unchanged
  * beside this module (tools/ship-core.mjs copies it at build time) and typed by
@@ -102,15 +103,28 @@ export interface BridgeHandle {
 
 type ListenerOptions = boolean | AddEventListenerOptions;
 
-/** An EventTarget with a bridge installed: what `window` is in the app, typed for a test's use. */
-export interface BridgedTarget extends EventTarget {
-  readonly todayWebViewBridge: TodayWebViewBridge;
-  readonly __todayWebView: TodayWebView;
-  readonly todaysimBridge: BridgeHandle;
+/**
+ * What a page's hook takes as its window, so that one hook serves the app and its tests: `window`
+ * (under `todaysim/bridge-globals`, where the members are optional: the host injects them only
+ * inside the app) and `bridgedTarget(target)` (a jsdom window or a bare EventTarget with the
+ * bridge installed) both fit. `todaysimBridge` is there only under todaysim's shim (/bridge.js):
+ * its `document.requestId` is the id of the host's reload that loaded the page.
+ */
+export interface BridgeWindow extends EventTarget {
+  readonly todayWebViewBridge?: TodayWebViewBridge;
+  readonly __todayWebView?: TodayWebView;
+  readonly todaysimBridge?: BridgeHandle;
   addEventListener(type: "todayNativeEvent", listener: (event: TodayNativeEvent) => void, options?: ListenerOptions): void;
   addEventListener(type: string, listener: EventListenerOrEventListenerObject | null, options?: ListenerOptions): void;
   removeEventListener(type: "todayNativeEvent", listener: (event: TodayNativeEvent) => void, options?: boolean | EventListenerOptions): void;
   removeEventListener(type: string, listener: EventListenerOrEventListenerObject | null, options?: boolean | EventListenerOptions): void;
+}
+
+/** An EventTarget with a bridge installed: what `window` is in the app, typed for a test's use (a `BridgeWindow` whose members are there). */
+export interface BridgedTarget extends BridgeWindow {
+  readonly todayWebViewBridge: TodayWebViewBridge;
+  readonly __todayWebView: TodayWebView;
+  readonly todaysimBridge: BridgeHandle;
 }
 
 /**

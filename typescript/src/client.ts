@@ -7,19 +7,25 @@
  * exactly one method and each method an operation (or is one of `Client.helpers`, which compose
  * operations). Bodies, queries and answers are typed from the document (`generated/api.ts`,
  * written by tools/generate_types.py, whose `--check` keeps it the document's). A problem
- * document is thrown as `TodaysimError`, carrying `status`, `code` and `field`.
+ * document is thrown as `TodaysimError`, carrying `status`, `code` and `field`. The requests go
+ * through `http.ts`; event streams are `events.ts`, host traces' bodies `traces.ts`.
  */
-import { TodaysimError } from "./errors.js";
-import { serverSentEvents } from "./sse.js";
-import { OPERATIONS } from "./generated/api.js";
+import { EventStream } from "./events.js";
+import { DEFAULT_URL, environment, Http, pathOf } from "./http.js";
+import { fileStream, isStreamed, traceBody, tracePart } from "./traces.js";
+import type { StreamOptions } from "./events.js";
+import type { FieldValidation, Send } from "./http.js";
+import type { HostTrace } from "./traces.js";
 import type {
   ClockRequest, CommandRequest, CreateSessionRequest, Deleted, GestureRequest, Health, InputResponse,
   LifecycleRequest, OperationId, Operations, Readiness, Report, SessionList, SessionView, TimelineEntry,
   TimelineKind, TimelinePage, TraceComparison, Verdict, ViolationPage, Watchdog, WebEvent,
 } from "./generated/api.js";
 
-/** How unknown fields of a control-plane body are met (the API's `?fieldValidation=`). */
-export type FieldValidation = "Warn" | "Strict" | "Ignore";
+export { EventStream } from "./events.js";
+export type { EntryEvent, StreamOptions } from "./events.js";
+export type { FieldValidation } from "./http.js";
+export type { HostTrace } from "./traces.js";
 
 export interface ClientOptions {
   /** Default `http://127.0.0.1:8080`. */
@@ -41,79 +47,6 @@ export interface InputOptions {
   ifMatch?: number;
 }
 
-/** One timeline entry from an event stream: `id` (`<seq>`, or `<session>/<seq>` on the account stream). */
-export interface EntryEvent {
-  id: string;
-  /** The entry's kind. */
-  event: TimelineKind;
-  /** The session the entry belongs to. */
-  sessionId: string;
-  entry: TimelineEntry;
-}
-
-export interface StreamOptions {
-  /** Stops the stream (the iterator ends); breaking out of `for await` stops it too. */
-  signal?: AbortSignal;
-}
-
-/**
- * An open event stream: an async iterator of entries, once (a second loop goes on where the
- * first stopped only if the first did not break out: leaving a loop closes the stream).
- * `lastEventId` is the id of the last event handed out, to resume from.
- */
-export class EventStream implements AsyncIterableIterator<EntryEvent> {
-  /** The id of the last event handed out (or the one the stream was resumed from). */
-  lastEventId: string | undefined;
-  private readonly events: AsyncGenerator<EntryEvent, void, undefined>;
-
-  /** @internal made by `Client.sessionEvents` and `Client.accountEvents`. */
-  constructor(path: string, response: Response, private readonly stop: AbortController, sessionId: string | undefined,
-    resumedFrom: string | undefined, private readonly cleanup: () => void) {
-    this.lastEventId = resumedFrom;
-    this.events = this.read(path, response, sessionId);
-  }
-
-  private async *read(path: string, response: Response, sessionId: string | undefined): AsyncGenerator<EntryEvent, void, undefined> {
-    try {
-      if (!response.body) return;
-      for await (const event of serverSentEvents(response.body)) {
-        const id = event.id ?? "";
-        const entry = JSON.parse(event.data) as TimelineEntry;
-        this.lastEventId = id;
-        yield { id, event: event.event as TimelineKind, sessionId: sessionId ?? id.slice(0, id.lastIndexOf("/")), entry };
-      }
-    } catch (error) {
-      if (this.stop.signal.aborted) return;
-      throw new TodaysimError(0, "unreachable", `the event stream ${path} broke: ${error instanceof Error ? error.message : String(error)}`,
-        { request: `GET ${path}` });
-    } finally {
-      this.close();
-    }
-  }
-
-  next(): Promise<IteratorResult<EntryEvent, void>> {
-    return this.events.next();
-  }
-
-  async return(): Promise<IteratorResult<EntryEvent, void>> {
-    this.close();
-    return this.events.return(undefined);
-  }
-
-  [Symbol.asyncIterator](): this {
-    return this;
-  }
-
-  /** Closes the connection; the iteration ends. */
-  close(): void {
-    this.stop.abort();
-    this.cleanup();
-  }
-}
-
-/** A host trace: NDJSON text or bytes, a stream or async iterable of its bytes, or its lines as objects. */
-export type HostTrace = string | Uint8Array | Blob | ReadableStream<Uint8Array> | AsyncIterable<Uint8Array> | readonly object[];
-
 type Query<K extends OperationId> = Operations[K]["query"];
 type Body<K extends OperationId> = Operations[K]["body"];
 type Answer<K extends OperationId> = Operations[K]["response"];
@@ -122,36 +55,6 @@ type ExportPage = Answer<"exportSession">;
 export interface SessionScript {
   create: ExportPage["create"];
   steps: ExportPage["steps"];
-}
-
-interface Send {
-  query?: { [name: string]: string | number | boolean | null | undefined };
-  headers?: { [name: string]: string | undefined };
-  json?: unknown;
-  body?: BodyInit | ReadableStream<Uint8Array>;
-  expect?: readonly number[];
-  /** Sends `?fieldValidation=` when the client has one (control-plane bodies). */
-  validated?: boolean;
-  /** No deadline (a stream); else `timeoutMs` plus this many ms. */
-  stream?: boolean;
-  extraMs?: number;
-  signal?: AbortSignal;
-}
-
-const DEFAULT_URL = "http://127.0.0.1:8080";
-
-function environment(name: string): string | undefined {
-  const found = (globalThis as { process?: { env?: { [name: string]: string | undefined } } }).process?.env?.[name];
-  return found ? found : undefined;
-}
-
-/** The path of `operation` with its parameters filled in (each percent-encoded). */
-function pathOf(operation: OperationId, parameters: { [name: string]: string } = {}): string {
-  return OPERATIONS[operation].path.replace(/\{(\w+)\}/g, (_, name: string) => {
-    const value = parameters[name];
-    if (value === undefined) throw new TypeError(`${operation}: no value for the path parameter ${name}`);
-    return encodeURIComponent(value);
-  });
 }
 
 export class Client {
@@ -177,7 +80,7 @@ export class Client {
   readonly token: string | undefined;
   readonly fieldValidation: FieldValidation | undefined;
   readonly timeoutMs: number;
-  private readonly fetcher: typeof fetch;
+  private readonly http: Http;
 
   constructor(options: ClientOptions | string = {}) {
     const given: ClientOptions = typeof options === "string" ? { baseUrl: options } : options;
@@ -185,7 +88,7 @@ export class Client {
     this.token = given.token || undefined;
     this.fieldValidation = given.fieldValidation;
     this.timeoutMs = given.timeoutMs ?? 30_000;
-    this.fetcher = given.fetch ?? ((input, init) => fetch(input, init));
+    this.http = new Http(this.baseUrl, this.token, this.fieldValidation, this.timeoutMs, given.fetch ?? ((input, init) => fetch(input, init)));
   }
 
   /** A client of the server `TODAYSIM_URL` names (default http://127.0.0.1:8080), with `TODAYSIM_TOKEN`. */
@@ -195,101 +98,56 @@ export class Client {
 
   // -- plumbing ---------------------------------------------------------------------------------
 
-  private async send(method: string, path: string, options: Send = {}): Promise<Response> {
-    const url = new URL(this.baseUrl + path);
-    for (const [name, value] of Object.entries(options.query ?? {})) {
-      if (value !== undefined && value !== null) url.searchParams.set(name, String(value));
-    }
-    if (options.validated && this.fieldValidation && !url.searchParams.has("fieldValidation")) {
-      url.searchParams.set("fieldValidation", this.fieldValidation);
-    }
-    const headers: { [name: string]: string } = {};
-    if (this.token) headers.Authorization = `Bearer ${this.token}`;
-    for (const [name, value] of Object.entries(options.headers ?? {})) if (value !== undefined) headers[name] = value;
-    let body = options.body;
-    if (options.json !== undefined) {
-      body = JSON.stringify(options.json);
-      headers["Content-Type"] = "application/json";
-    }
-    const signals: AbortSignal[] = [];
-    if (options.signal) signals.push(options.signal);
-    if (!options.stream) signals.push(timeoutSignal(this.timeoutMs + (options.extraMs ?? 0)));
-    const request = `${method} ${path}`;
-    // `duplex` (not in TypeScript 4.8's RequestInit) is what Node's fetch needs to send a stream.
-    const init = { method, headers, body, signal: anySignal(signals), duplex: "half" } as RequestInit;
-    let response: Response;
-    try {
-      response = await this.fetcher(url, init);
-    } catch (error) {
-      if (options.signal?.aborted) throw error;
-      const cause = error instanceof Error ? `${error.message}${error.cause instanceof Error ? ` (${error.cause.message})` : ""}` : String(error);
-      throw new TodaysimError(0, "unreachable", `cannot reach todaysim at ${this.baseUrl}: ${cause}`, { request });
-    }
-    if (!(options.expect ?? [200]).includes(response.status)) throw await TodaysimError.fromResponse(response, request);
-    return response;
-  }
-
-  private async json<T>(method: string, path: string, options: Send = {}): Promise<T> {
-    const response = await this.send(method, path, options);
-    const text = await response.text();
-    return (text ? JSON.parse(text) : undefined) as T;
-  }
-
-  private async text(method: string, path: string, options: Send = {}): Promise<string> {
-    return (await this.send(method, path, options)).text();
-  }
-
   private input(operation: OperationId, sessionId: string, body: unknown, options: InputOptions, validated = true): Promise<InputResponse> {
-    const headers = { "Idempotency-Key": options.idempotencyKey, "If-Match": options.ifMatch === undefined ? undefined : String(options.ifMatch) };
-    return this.json("POST", pathOf(operation, { id: sessionId }), { json: body, headers, validated });
+    return this.http.json("POST", pathOf(operation, { id: sessionId }), { json: body, headers: conditions(options), validated });
   }
 
   // -- the service ------------------------------------------------------------------------------
 
   health(): Promise<Health> {
-    return this.json("GET", pathOf("health"));
+    return this.http.json("GET", pathOf("health"));
   }
 
   /** `{status, storage}`: answered 200 or 503 (not ready), both returned. */
   readiness(): Promise<Readiness> {
-    return this.json("GET", pathOf("readiness"), { expect: [200, 503] });
+    return this.http.json("GET", pathOf("readiness"), { expect: [200, 503] });
   }
 
   dashboard(): Promise<string> {
-    return this.text("GET", pathOf("dashboard"));
+    return this.http.text("GET", pathOf("dashboard"));
   }
 
   metrics(): Promise<string> {
-    return this.text("GET", pathOf("metrics"));
+    return this.http.text("GET", pathOf("metrics"));
   }
 
   /** The OpenAPI document the server serves (YAML text). */
   openAPIDocument(): Promise<string> {
-    return this.text("GET", pathOf("openAPIDocument"));
+    return this.http.text("GET", pathOf("openAPIDocument"));
   }
 
   rulesPage(): Promise<string> {
-    return this.text("GET", pathOf("rulesPage"));
+    return this.http.text("GET", pathOf("rulesPage"));
   }
 
   rulesMarkdown(): Promise<string> {
-    return this.text("GET", pathOf("rulesMarkdown"));
+    return this.http.text("GET", pathOf("rulesMarkdown"));
   }
 
   bridgeScript(): Promise<string> {
-    return this.text("GET", pathOf("bridgeScript"));
+    return this.http.text("GET", pathOf("bridgeScript"));
   }
 
   // -- sessions ---------------------------------------------------------------------------------
 
   /** `createSession({ uid: "u1", id: "s1", platform: "android" })`: the new session's view (with `warnings` when a field was unknown). */
   createSession(body: CreateSessionRequest): Promise<SessionView> {
-    return this.json("POST", pathOf("createSession"), { json: body, expect: [201], validated: true });
+    return this.http.json("POST", pathOf("createSession"), { json: body, expect: [201], validated: true });
   }
 
   /** One page of sessions; `next` is the cursor for `after`. */
   listSessions(query: Query<"listSessions"> = {}): Promise<SessionList> {
-    return this.json("GET", pathOf("listSessions"), { query });
+    return this.http.json("GET", pathOf("listSessions"), { query });
   }
 
   /** Every session matching the filters, page after page. */
@@ -304,20 +162,20 @@ export class Client {
 
   /** Purges every session labelled `label`. */
   purgeLabel(label: string): Promise<Deleted> {
-    return this.json("DELETE", pathOf("purgeLabel"), { query: { label } });
+    return this.http.json("DELETE", pathOf("purgeLabel"), { query: { label } });
   }
 
   /** Purges every session of the server. */
   reset(): Promise<Deleted> {
-    return this.json("POST", pathOf("reset"));
+    return this.http.json("POST", pathOf("reset"));
   }
 
   readSession(sessionId: string): Promise<SessionView> {
-    return this.json("GET", pathOf("readSession", { id: sessionId }));
+    return this.http.json("GET", pathOf("readSession", { id: sessionId }));
   }
 
   async deleteSession(sessionId: string): Promise<void> {
-    await this.send("DELETE", pathOf("deleteSession", { id: sessionId }), { expect: [204] });
+    await this.http.send("DELETE", pathOf("deleteSession", { id: sessionId }), { expect: [204] });
   }
 
   // -- inputs -----------------------------------------------------------------------------------
@@ -349,8 +207,7 @@ export class Client {
 
   /** A batch in one transaction: `[{ gesture: {...} }, { clock: {...} }]` → `{ results, session }`. */
   steps(sessionId: string, steps: Body<"steps">, options: InputOptions = {}): Promise<Answer<"steps">> {
-    const headers = { "Idempotency-Key": options.idempotencyKey, "If-Match": options.ifMatch === undefined ? undefined : String(options.ifMatch) };
-    return this.json("POST", pathOf("steps", { id: sessionId }), { json: steps, headers, validated: true });
+    return this.http.json("POST", pathOf("steps", { id: sessionId }), { json: steps, headers: conditions(options), validated: true });
   }
 
   // -- reading back -----------------------------------------------------------------------------
@@ -360,12 +217,12 @@ export class Client {
    * `after` exists or the wait runs out (the request's deadline grows by the wait).
    */
   timeline(sessionId: string, query: Omit<Query<"timeline">, "format"> & { format?: "json" } = {}): Promise<TimelinePage> {
-    return this.json("GET", pathOf("timeline", { id: sessionId }), { query, extraMs: query.waitMs ?? 0 });
+    return this.http.json("GET", pathOf("timeline", { id: sessionId }), { query, extraMs: query.waitMs ?? 0 });
   }
 
   /** The session as a golden host trace (NDJSON text): `timeline?format=trace`. */
   timelineTrace(sessionId: string): Promise<string> {
-    return this.text("GET", pathOf("timeline", { id: sessionId }), { query: { format: "trace" } });
+    return this.http.text("GET", pathOf("timeline", { id: sessionId }), { query: { format: "trace" } });
   }
 
   /** Every entry after `after` (default 0), optionally of one kind, fetching page after page as it is iterated. */
@@ -380,7 +237,7 @@ export class Client {
   }
 
   watchdogs(sessionId: string): Promise<Watchdog[]> {
-    return this.json<Answer<"watchdogs">>("GET", pathOf("watchdogs", { id: sessionId })).then((answer) => answer.watchdogs);
+    return this.http.json<Answer<"watchdogs">>("GET", pathOf("watchdogs", { id: sessionId })).then((answer) => answer.watchdogs);
   }
 
   /**
@@ -410,7 +267,7 @@ export class Client {
     const stopWith = () => stop.abort();
     options.signal?.addEventListener("abort", stopWith);
     try {
-      const response = await this.send("GET", path, { query, headers: { Accept: "text/event-stream", ...headers }, stream: true, signal: stop.signal });
+      const response = await this.http.send("GET", path, { query, headers: { Accept: "text/event-stream", ...headers }, stream: true, signal: stop.signal });
       return new EventStream(path, response, stop, sessionId, options.lastEventId, () => options.signal?.removeEventListener("abort", stopWith));
     } catch (error) {
       options.signal?.removeEventListener("abort", stopWith);
@@ -420,7 +277,7 @@ export class Client {
 
   /** One page of the session as a script: `{ create, steps, closed, next, more }`. */
   exportSession(sessionId: string, query: Query<"exportSession"> = {}): Promise<ExportPage> {
-    return this.json("GET", pathOf("exportSession", { id: sessionId }), { query });
+    return this.http.json("GET", pathOf("exportSession", { id: sessionId }), { query });
   }
 
   /** The whole script (every page, of `pageSize` inputs: default 1,000), replayable with `replay`. */
@@ -442,7 +299,7 @@ export class Client {
   async replay(script: SessionScript, sessionId?: string): Promise<SessionView> {
     const create = sessionId === undefined ? script.create : { ...script.create, id: sessionId };
     // The export's own creation body, sent without fieldValidation: it is the server's, not a caller's typo.
-    let view = await this.json<SessionView>("POST", pathOf("createSession"), { json: create, expect: [201] });
+    let view = await this.http.json<SessionView>("POST", pathOf("createSession"), { json: create, expect: [201] });
     for (let start = 0; start < script.steps.length; start += 1000) {
       // An export's steps are what `steps` takes; the document types them only as one-key objects.
       const batch = script.steps.slice(start, start + 1000) as unknown as Body<"steps">;
@@ -453,22 +310,22 @@ export class Client {
 
   /** A copy of the session at its current state, under `newId` (server-made when absent). */
   forkSession(sessionId: string, newId?: string): Promise<SessionView> {
-    return this.json("POST", pathOf("forkSession", { id: sessionId }), { json: newId === undefined ? undefined : { id: newId }, expect: [201], validated: true });
+    return this.http.json("POST", pathOf("forkSession", { id: sessionId }), { json: newId === undefined ? undefined : { id: newId }, expect: [201], validated: true });
   }
 
   /** `{ conforms, violations, requests }`: the contract monitor's verdict on Web (M1–M9). */
   report(sessionId: string): Promise<Report> {
-    return this.json("GET", pathOf("report", { id: sessionId }));
+    return this.http.json("GET", pathOf("report", { id: sessionId }));
   }
 
   /** The same verdict as JUnit XML, for a CI system. */
   reportJunit(sessionId: string): Promise<string> {
-    return this.text("GET", pathOf("reportJunit", { id: sessionId }));
+    return this.http.text("GET", pathOf("reportJunit", { id: sessionId }));
   }
 
   /** One page of violations across sessions, optionally of one account or rule; `next` is the cursor. */
   violations(query: Query<"violations"> = {}): Promise<ViolationPage> {
-    return this.json("GET", pathOf("violations"), { query });
+    return this.http.json("GET", pathOf("violations"), { query });
   }
 
   /** Every violation matching the filters, page after page. */
@@ -491,7 +348,7 @@ export class Client {
   verifyHostTrace(trace: HostTrace, query: Query<"verifyHostTrace"> & { format: "junit" }): Promise<string>;
   verifyHostTrace(trace: HostTrace, query?: Query<"verifyHostTrace"> & { format?: "json" }): Promise<Verdict>;
   async verifyHostTrace(trace: HostTrace, query: Query<"verifyHostTrace"> = {}): Promise<Verdict | string> {
-    const response = await this.send("POST", pathOf("verifyHostTrace"), {
+    const response = await this.http.send("POST", pathOf("verifyHostTrace"), {
       query, body: traceBody(trace), headers: { "Content-Type": "application/x-ndjson" }, stream: isStreamed(trace),
     });
     const text = await response.text();
@@ -512,7 +369,7 @@ export class Client {
     const form = new FormData();
     form.append("a", await tracePart(a), "a.jsonl");
     form.append("b", await tracePart(b), "b.jsonl");
-    const response = await this.send("POST", pathOf("compareTraces"), { query, body: form });
+    const response = await this.http.send("POST", pathOf("compareTraces"), { query, body: form });
     const text = await response.text();
     return query.format === "junit" ? text : (JSON.parse(text) as TraceComparison);
   }
@@ -530,81 +387,7 @@ export class Client {
   }
 }
 
-/** A trace as one part of a multipart body: NDJSON, or its lines as a JSON array (a stream or async iterable is read whole first). */
-async function tracePart(trace: HostTrace): Promise<Blob> {
-  if (Array.isArray(trace)) return new Blob([JSON.stringify(trace)], { type: "application/json" });
-  const body = traceBody(trace);
-  const bytes = body instanceof Blob ? body : await new Response(body as BodyInit).blob();
-  return new Blob([bytes], { type: "application/x-ndjson" });
-}
-
-function isStreamed(trace: HostTrace): boolean {
-  return trace instanceof ReadableStream || (typeof trace === "object" && trace !== null && Symbol.asyncIterator in trace);
-}
-
-function traceBody(trace: HostTrace): BodyInit | ReadableStream<Uint8Array> {
-  if (typeof trace === "string" || trace instanceof Uint8Array || trace instanceof Blob || trace instanceof ReadableStream) return trace;
-  if (Array.isArray(trace)) return trace.map((line: object) => `${JSON.stringify(line)}\n`).join("");
-  const iterator = (trace as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      const next = await iterator.next();
-      if (next.done) controller.close();
-      else controller.enqueue(next.value);
-    },
-    async cancel() {
-      await iterator.return?.();
-    },
-  });
-}
-
-/** The file at `path` as a stream of chunks of at most `chunkBytes`, read as they are pulled. */
-async function fileStream(path: string, chunkBytes: number): Promise<ReadableStream<Uint8Array>> {
-  // Imported here, not at the top, so the client also loads where there is no file system (a browser).
-  const { open } = await import("node:fs/promises");
-  const file = await open(path, "r");
-  const closed = { done: false };
-  const close = async () => {
-    if (!closed.done) {
-      closed.done = true;
-      await file.close();
-    }
-  };
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        const chunk = new Uint8Array(chunkBytes);
-        const { bytesRead } = await file.read(chunk, 0, chunkBytes, null);
-        if (bytesRead === 0) {
-          await close();
-          controller.close();
-        } else {
-          controller.enqueue(chunk.subarray(0, bytesRead));
-        }
-      } catch (error) {
-        await close().catch(() => undefined);
-        controller.error(error);
-      }
-    },
-    cancel: close,
-  });
-}
-
-/** A signal that aborts after `ms` (Node's and browsers' `AbortSignal.timeout`, newer than TypeScript 4.8's types; its timer keeps no process alive). */
-function timeoutSignal(ms: number): AbortSignal {
-  return (AbortSignal as unknown as { timeout(ms: number): AbortSignal }).timeout(ms);
-}
-
-/** One signal that aborts when any of `signals` does (AbortSignal.any is Node 20.3+). */
-function anySignal(signals: AbortSignal[]): AbortSignal | undefined {
-  if (signals.length <= 1) return signals[0];
-  const controller = new AbortController();
-  for (const signal of signals) {
-    if (signal.aborted) {
-      controller.abort(signal.reason);
-      break;
-    }
-    signal.addEventListener("abort", () => controller.abort(signal.reason), { once: true });
-  }
-  return controller.signal;
+/** An input's `Idempotency-Key` and `If-Match` headers. */
+function conditions(options: InputOptions): { [name: string]: string | undefined } {
+  return { "Idempotency-Key": options.idempotencyKey, "If-Match": options.ifMatch === undefined ? undefined : String(options.ifMatch) };
 }

@@ -12,6 +12,6 @@ export type { ServerOptions } from "./server.js";
 export * from "./generated/api.js";
 export { attachBridge, bridgedTarget, installBridge, NATIVE_TO_WEB_TYPES, TODAY_NATIVE_EVENT, WEB_TO_NATIVE_TYPES } from "./bridge.js";
 export type {
-  AnswerOf, BridgedTarget, BridgeHandle, BridgeOptions, NativeToWebMessages, NativeToWebType, PayloadOf, PayloadOptionalType, ReturnOf,
+  AnswerOf, BridgedTarget, BridgeHandle, BridgeOptions, BridgeWindow, NativeToWebMessages, NativeToWebType, PayloadOf, PayloadOptionalType, ReturnOf,
   TodayNativeEvent, TodayWebViewBridge, WebToNativeAnswers, WebToNativeMessages, WebToNativeReturns, WebToNativeType,
 } from "./bridge.js";

@@ -12,7 +12,8 @@ a union of one-property objects; arrays, maps, `[T, 'null']` as TypeScript spell
 `if`/`then`/`not` are checks at run time, not types), `SCHEMAS` (their names in document order),
 `OPERATIONS` (each operation's method and path) and the interface `Operations` (per operation
 its path parameters, query, headers, body and answer), which the client's signatures are
-written against. bridge.ts holds the bridge contract's lookups per message type (the whole
+written against, and a name for each operation's own body or answer (`StepsRequest`,
+`StepsResponse`). bridge.ts holds the bridge contract's lookups per message type (the whole
 message, what `emit()` resolves to, the HTTP answer), made by tools/bridge_contract.py from
 `WebToNativeEvent` and `NativeToWebEvent`. `--check` exits 1 naming the difference when api.ts,
 bridge.ts or package.json's version is not what the sources make (systemtests/test_typescript.py runs
@@ -225,7 +226,31 @@ class Generator:
                     f"    response: {self.response_type(operation, '    ')};",
                     "  };"]
         out.append("}")
+        out += self.operation_aliases(operations)
         return "\n".join(out) + "\n"
+
+    def operation_aliases(self, operations):
+        """A name for each operation's JSON body and successful JSON answer that is a schema of its
+        own, as python/tools/generate_models.py names them: `<OperationId>Request` (a body that is
+        JSON only) and `<OperationId>Response` (an object answer), e.g. `StepsResponse`."""
+        out = []
+        for op_id, _, _, operation, _ in operations:
+            stem = op_id[:1].upper() + op_id[1:]
+            content = (self.resolve(operation.get("requestBody")) or {}).get("content", {})
+            body = content.get("application/json", {}).get("schema") if list(content) == ["application/json"] else None
+            if isinstance(body, dict) and "$ref" not in body:
+                out += ["", f"/** The body of `{op_id}`. */",
+                        f"export type {stem}Request = Exclude<Operations[{literal(op_id)}][\"body\"], undefined>;"]
+            statuses = sorted(code for code in operation.get("responses", {}) if str(code).startswith("2"))
+            answer = self.resolve(operation["responses"][statuses[0]]) if statuses else {}
+            schema = (answer.get("content") or {}).get("application/json", {}).get("schema")
+            if isinstance(schema, dict) and "$ref" not in schema and schema.get("properties"):
+                out += ["", f"/** The answer of `{op_id}`. */", f"export type {stem}Response = Operations[{literal(op_id)}][\"response\"];"]
+        names = [line.split()[2] for line in out if line.startswith("export type ")]
+        clashes = [name for name in names if name in self.schemas]
+        if clashes:
+            raise SystemExit(f"an operation's type is named as a schema: {clashes}")
+        return out
 
 
 def package_json_with(version):

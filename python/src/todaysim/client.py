@@ -7,17 +7,23 @@ operation has exactly one method with its method and path, and `tools/generate_m
 document (`application/problem+json`) is raised as `TodaysimError`, carrying `status`, `code`
 and `field`.
 
-Bodies are passed as the API spells them: `client.gesture("s1", "pull", requestId="p1")`.
+Bodies are passed as the API spells them, typed by the document's request schemas: an input's
+`type` (or a creation's `uid`) first, its other fields as keywords (`client.gesture("s1",
+"pull", requestId="p1")`, checked by mypy against `models.GestureType` and `models.GestureFields`);
+a Web event and a batch of steps as the JSON they are. The plumbing is `transport.py` (and a
+refused connection retried, `retry_refused_for`), the event streams `streams.py`.
 """
 from __future__ import annotations
 
 import json
 import urllib.parse
-from typing import Any, Callable, Iterable, Iterator, Literal, Mapping, Optional, TypedDict, TypeVar, Union, cast, overload
+from typing import Any, Callable, Iterable, Iterator, Literal, Mapping, Optional, TypedDict, TypeVar, Union, Unpack, cast, overload
 
 import httpx
 
 from . import models as m
+from .streams import StreamEvent, read_events
+from .transport import Connection, TodaysimError
 
 __all__ = ["Client", "TodaysimError", "StreamEvent", "Script", "operation", "OPERATIONS"]
 
@@ -46,92 +52,30 @@ def operation(operation_id: str, method: str, path: str) -> Callable[[F], F]:
     return mark
 
 
-class TodaysimError(Exception):
-    """A refusal by the server: its problem document (RFC 9457) as attributes.
-
-    `status` (the HTTP status), `code` (the stable problem code, e.g. `invalid_field`), `field`
-    (for `invalid_field`, the field named), `detail`, and `problem` (the whole document). A
-    failure to reach the server at all has status 0 and code `unreachable`.
-    """
-
-    def __init__(self, status: int, code: str, detail: str, field: Optional[str] = None,
-                 problem: Optional[dict[str, Any]] = None, request: str = ""):
-        self.status, self.code, self.detail, self.field = status, code, detail, field
-        self.problem = problem or {}
-        self.request = request
-        where = f" (field {field})" if field else ""
-        super().__init__(f"{request}: {status} {code}{where}: {detail}" if request else f"{status} {code}{where}: {detail}")
-
-
-class StreamEvent(dict[str, Any]):
-    """One Server-Sent Event: `id`, `event` (the entry's kind) and `data` (the entry, parsed)."""
-
-    @property
-    def entry(self) -> m.TimelineEntry:
-        return cast(m.TimelineEntry, self["data"])
-
-
 def _quote(value: str) -> str:
     return urllib.parse.quote(str(value), safe="")
 
 
-class Client:
+class Client(Connection):
     """todaysim over HTTP. `base_url` defaults to http://127.0.0.1:8080; `token` is sent as a
     Bearer token; `field_validation` (`Warn`, `Strict`, `Ignore`) is sent with every
     control-plane body as `?fieldValidation=` (tests are best written with `Strict`, so a typo
-    fails at once). The client is a context manager (it closes its connections)."""
+    fails at once); `retry_refused_for` (seconds, default 0: never) sends a request whose
+    connection was refused again until that long after its first try — nothing was sent, so it
+    is safe for any request (a server restarting on its port). The client is a context manager
+    (it closes its connections)."""
 
     def __init__(self, base_url: str = "http://127.0.0.1:8080", token: Optional[str] = None, timeout: float = 30.0,
-                 field_validation: Optional[str] = None, transport: Optional[httpx.BaseTransport] = None):
-        self.base_url = base_url.rstrip("/")
-        self.token = token
-        self.field_validation = field_validation
-        headers = {"Authorization": f"Bearer {token}"} if token else {}
-        self.http = httpx.Client(base_url=self.base_url, headers=headers, timeout=timeout, transport=transport)
+                 field_validation: Optional[str] = None, transport: Optional[httpx.BaseTransport] = None,
+                 retry_refused_for: float = 0.0):
+        super().__init__(base_url, token, timeout, field_validation, transport, retry_refused_for)
 
     # -- plumbing ------------------------------------------------------------------------------
-    def close(self) -> None:
-        self.http.close()
-
     def __enter__(self) -> "Client":
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-    def _send(self, method: str, path: str, *, json_body: Any = None, content: Optional[bytes] = None,
-              params: Optional[Mapping[str, Any]] = None, headers: Optional[Mapping[str, Optional[str]]] = None,
-              expect: Iterable[int] = (200,),
-              validated: bool = False, timeout: Optional[float] = None) -> httpx.Response:
-        query = {k: v for k, v in (params or {}).items() if v is not None}
-        if validated and self.field_validation and "fieldValidation" not in query:
-            query["fieldValidation"] = self.field_validation
-        request = f"{method} {path}"
-        try:
-            response = self.http.request(method, path, params=query or None, headers={k: v for k, v in (headers or {}).items() if v is not None},
-                                         content=content if content is not None else (None if json_body is None else json.dumps(json_body).encode()),
-                                         timeout=timeout if timeout is not None else httpx.USE_CLIENT_DEFAULT)
-        except httpx.TransportError as error:
-            raise TodaysimError(0, "unreachable", f"cannot reach todaysim at {self.base_url}: {error}", request=request) from None
-        if response.status_code not in tuple(expect):
-            raise self._problem(response, request)
-        return response
-
-    @staticmethod
-    def _problem(response: httpx.Response, request: str) -> TodaysimError:
-        try:
-            problem = response.json()
-        except ValueError:
-            problem = {}
-        if not isinstance(problem, dict):
-            problem = {}
-        return TodaysimError(response.status_code, str(problem.get("code", "unexpected_status")),
-                             str(problem.get("detail", response.text[:300])), problem.get("field"), problem, request)
-
-    def _json(self, method: str, path: str, body: Any = None, **kwargs: Any) -> Any:
-        """The answer's JSON (None when it has no body); each method casts it to the document's type."""
-        response = self._send(method, path, json_body=body, **kwargs)
-        return response.json() if response.content else None
 
     @staticmethod
     def _session(session_id: str) -> str:
@@ -181,7 +125,7 @@ class Client:
 
     # -- sessions ------------------------------------------------------------------------------
     @operation("createSession", "POST", "/v1/sessions")
-    def create_session(self, uid: str, **fields: Any) -> m.SessionView:
+    def create_session(self, uid: str, **fields: Unpack[m.CreateSessionFields]) -> m.SessionView:
         """`create_session("u1", id="s1", platform="android", timing={...})`: 201 and the view
         (with `warnings` when a field was unknown)."""
         return cast(m.SessionView, self._json("POST", "/v1/sessions", {"uid": uid, **fields}, expect=(201,),
@@ -230,14 +174,14 @@ class Client:
                                                 headers=self._conditions(idempotency_key, if_match), validated=validated))
 
     @operation("gesture", "POST", "/v1/sessions/{id}/gestures")
-    def gesture(self, session_id: str, type: str, *, idempotency_key: Optional[str] = None, if_match: Optional[int] = None,
-                **fields: Any) -> m.InputResponse:
+    def gesture(self, session_id: str, type: m.GestureType, *, idempotency_key: Optional[str] = None, if_match: Optional[int] = None,
+                **fields: Unpack[m.GestureFields]) -> m.InputResponse:
         """`gesture("s1", "pull", requestId="p1")`, `gesture("s1", "dialog.choose", actionId="ok")`."""
         return self._input(session_id, "/gestures", {"type": type, **fields}, idempotency_key, if_match)
 
     @operation("lifecycle", "POST", "/v1/sessions/{id}/lifecycle")
-    def lifecycle(self, session_id: str, type: str, *, idempotency_key: Optional[str] = None, if_match: Optional[int] = None,
-                  **fields: Any) -> m.InputResponse:
+    def lifecycle(self, session_id: str, type: m.LifecycleType, *, idempotency_key: Optional[str] = None, if_match: Optional[int] = None,
+                  **fields: Unpack[m.LifecycleFields]) -> m.InputResponse:
         """`lifecycle("s1", "background")`, `lifecycle("s1", "foreground", requestId="fg-1")`, `lifecycle("s1", "teardown")`."""
         return self._input(session_id, "/lifecycle", {"type": type, **fields}, idempotency_key, if_match)
 
@@ -248,9 +192,26 @@ class Client:
         return self._input(session_id, "/web-events", dict(message), idempotency_key, if_match, validated=False)
 
     @operation("command", "POST", "/v1/sessions/{id}/commands")
-    def command(self, session_id: str, type: str, *, idempotency_key: Optional[str] = None, if_match: Optional[int] = None,
-                **fields: Any) -> m.InputResponse:
+    def command(self, session_id: str, type: m.CommandType, *, idempotency_key: Optional[str] = None, if_match: Optional[int] = None,
+                **fields: Unpack[m.CommandFields]) -> m.InputResponse:
+        """`command("s1", "todayPage.scrollToSection", batchId="b1")`."""
         return self._input(session_id, "/commands", {"type": type, **fields}, idempotency_key, if_match)
+
+    @overload
+    def clock(self, session_id: str, *, idempotency_key: Optional[str] = None, if_match: Optional[int] = None,
+              **move: Unpack[m.ClockRequestAdvance]) -> m.InputResponse: ...
+
+    @overload
+    def clock(self, session_id: str, *, idempotency_key: Optional[str] = None, if_match: Optional[int] = None,
+              **move: Unpack[m.ClockRequestAdvanceTo]) -> m.InputResponse: ...
+
+    @overload
+    def clock(self, session_id: str, *, idempotency_key: Optional[str] = None, if_match: Optional[int] = None,
+              **move: Unpack[m.ClockRequestToNextTimer]) -> m.InputResponse: ...
+
+    @overload
+    def clock(self, session_id: str, *, idempotency_key: Optional[str] = None, if_match: Optional[int] = None,
+              **move: Unpack[m.ClockRequestRunUntilIdle]) -> m.InputResponse: ...
 
     @operation("clock", "POST", "/v1/sessions/{id}/clock")
     def clock(self, session_id: str, *, idempotency_key: Optional[str] = None, if_match: Optional[int] = None,
@@ -261,7 +222,8 @@ class Client:
     @operation("steps", "POST", "/v1/sessions/{id}/steps")
     def steps(self, session_id: str, steps: Iterable[Mapping[str, Any]], *, idempotency_key: Optional[str] = None,
               if_match: Optional[int] = None) -> m.StepsResponse:
-        """A batch in one transaction: `[{"gesture": {...}}, {"clock": {...}}, ...]` → `{results, session}`."""
+        """A batch in one transaction: `[{"gesture": {...}}, {"clock": {...}}, ...]` → `{results, session}`. The
+        batch is taken as the JSON it is (relayed from an export or a page); `models.StepsRequest` types one."""
         return cast(m.StepsResponse, self._json("POST", self._session(session_id) + "/steps", list(steps),
                                                 headers=self._conditions(idempotency_key, if_match), validated=True))
 
@@ -299,39 +261,16 @@ class Client:
     def watchdogs(self, session_id: str) -> list[m.Watchdog]:
         return cast(m.WatchdogsResponse, self._json("GET", self._session(session_id) + "/watchdogs"))["watchdogs"]
 
-    def _events(self, path: str, params: Mapping[str, Any], last_event_id: Optional[str]) -> Iterator[StreamEvent]:
-        headers = {"Accept": "text/event-stream", **({"Last-Event-ID": last_event_id} if last_event_id else {})}
-        try:
-            with self.http.stream("GET", path, params={k: v for k, v in params.items() if v is not None}, headers=headers,
-                                  timeout=httpx.Timeout(self.http.timeout.connect, read=None)) as response:
-                if response.status_code != 200:
-                    response.read()
-                    raise self._problem(response, f"GET {path}")
-                event: dict[str, str] = {}
-                for line in response.iter_lines():
-                    if not line:
-                        if "data" in event:
-                            yield StreamEvent(id=event.get("id"), event=event.get("event", "message"), data=json.loads(event["data"]))
-                        event = {}
-                    elif line.startswith(":"):
-                        continue
-                    else:
-                        name, _, value = line.partition(":")
-                        value = value[1:] if value.startswith(" ") else value
-                        event[name] = event["data"] + "\n" + value if name == "data" and "data" in event else value
-        except httpx.TransportError as error:
-            raise TodaysimError(0, "unreachable", f"the event stream {path} broke: {error}", request=f"GET {path}") from None
-
     @operation("sessionEvents", "GET", "/v1/sessions/{id}/events")
     def session_events(self, session_id: str, after: Optional[int] = None, last_event_id: Optional[str] = None) -> Iterator[StreamEvent]:
         """The session's entries as they are recorded (Server-Sent Events); ends when the session
         is closed and its last entry sent, or purged. Iterate it; break to stop."""
-        return self._events(self._session(session_id) + "/events", {"after": after}, last_event_id)
+        return read_events(self.http, self._session(session_id) + "/events", {"after": after}, last_event_id)
 
     @operation("accountEvents", "GET", "/v1/events")
     def account_events(self, uid: str, last_event_id: Optional[str] = None) -> Iterator[StreamEvent]:
         """Every session of one account as one stream (event ids `<session>/<seq>`)."""
-        return self._events("/v1/events", {"uid": uid}, last_event_id)
+        return read_events(self.http, "/v1/events", {"uid": uid}, last_event_id)
 
     @operation("exportSession", "GET", "/v1/sessions/{id}/export")
     def export_session(self, session_id: str, after: Optional[int] = None,

@@ -34,6 +34,10 @@ export const SCHEMAS = [
   "ElapsedMs",
   "RefreshStartedEvent",
   "RefreshResultEvent",
+  "RefreshMode",
+  "RefreshStatus",
+  "TerminalEvent",
+  "RefreshError",
   "FirstBatchRenderedEvent",
   "AllBatchesRenderedEvent",
   "LoadFailedEvent",
@@ -254,7 +258,10 @@ export type LifecycleRequest = {
  * every one: a known event that breaks its shape is the bridge's to judge (`outcome`
  * `rejected`, the broken field in `reason`; M8 for a `todayPage.*` event) and a type it
  * does not know is `ignored` (`unknownEvent`), so a client relays a broken page's
- * messages as `RawWebEvent`s. An optional field given as `null` counts as absent.
+ * messages as `RawWebEvent`s. An optional field given as `null` counts as absent. The
+ * typed schemas are the protocol; where the host takes more than the protocol defines
+ * (`x-todaysim-host-accepts`: a `refreshResult` status beyond the four, H7), the message
+ * is a `RawWebEvent` and is applied all the same.
  *
  * Limits, checked before the bridge sees the message (past one: `400 invalid_field`
  * naming the field, nothing recorded — no `rejected` outcome, no M8): the identifiers
@@ -290,17 +297,48 @@ export type RefreshStartedEvent = {
   presentation: "header";
 };
 
-/** How a native request ended for Web (H7); `status` is any string, `unknown` beyond the four known ones. */
+/**
+ * How a native request ended for Web (H7), as the protocol defines it: its `mode`, one of
+ * the four statuses, the render event that ended it and, on failure, the error's stage and
+ * message. The host is more lenient than the protocol (`x-todaysim-host-accepts`): a status
+ * or a `terminalEvent` outside the protocol's, or an `error` of another shape, is still
+ * taken (a status beyond the four settles as `unknown`, H7), and such a message is a
+ * `RawWebEvent` of `WebEvent`.
+ */
 export type RefreshResultEvent = {
   type: "todayPage.refreshResult";
   schemaVersion: SchemaVersion;
   requestId: BridgeId;
-  mode: "hard" | "soft";
-  status: BridgeName;
+  mode: RefreshMode;
+  status: RefreshStatus;
   loadId?: BridgeName;
-  terminalEvent?: BridgeName;
+  terminalEvent?: TerminalEvent;
   elapsedMs?: ElapsedMs;
-  error?: { [key: string]: unknown };
+  error?: RefreshError;
+};
+
+/** How Web refreshed for a request (`todayPage.refreshResult`): a hard reload of the document or a soft revalidation. */
+export type RefreshMode = "hard" | "soft";
+
+/**
+ * How a refresh ended for Web (`todayPage.refreshResult`, H7): `succeeded` re-arms the
+ * recovery budget; `failed`, `cancelled` and `unsupported` count as a failure (H9).
+ * A native soft request is answered only `succeeded` or `failed` (M4); `cancelled` and
+ * `unsupported` are the legacy values, still accepted on the wire.
+ */
+export type RefreshStatus = "succeeded" | "failed" | "cancelled" | "unsupported";
+
+/** The render event that ended a refresh (`todayPage.refreshResult`'s `terminalEvent`). */
+export type TerminalEvent = "firstBatchVisible" | "firstBatchRendered" | "allBatchesRendered" | "loadFailed";
+
+/** Why a refresh failed (`todayPage.refreshResult`'s `error`): the stage that failed, the HTTP status and error code when there were any, and a message. */
+export type RefreshError = {
+  stage: "loadBatches" | "mountFeedCanvas";
+  /** The HTTP status of the failed call, when there was one. */
+  status?: number;
+  /** The failed call's error code, when it had one. */
+  code?: string;
+  message: string;
 };
 
 /** The first batch of the page rendered (H22). */
@@ -372,7 +410,9 @@ export type NativeDialogPresentEvent = {
  * Any bridge message with a string `type` that none of the typed events describes: a type
  * this host does not know (`ignored`, `unknownEvent`), or a known type that breaks its
  * shape (`rejected`, and M8 for a `todayPage.*` event) or spells it in a way the typed
- * schema does not (an optional field given as `null`). Only the limits apply here.
+ * schema does not (an optional field given as `null`), or one the host takes beyond the
+ * protocol (a typed schema's `x-todaysim-host-accepts`: a `refreshResult` whose status is
+ * none of the four, H7). Only the limits apply here.
  */
 export type RawWebEvent = {
   type: string;
@@ -415,6 +455,11 @@ export type RawWebEvent = {
  * and resolves `undefined`; so does a dialog whose `actionId`s repeat, which no JSON
  * Schema keyword expresses. Every `todayPage.*` call resolves `undefined` (H21), even when
  * the HTTP call fails.
+ *
+ * A schema's `x-todaysim-host-accepts` names the fields the host reads more leniently than
+ * the protocol defines them, each with the schema it takes there (H7: any `status`
+ * string): a message valid against the schema is always taken, and the host takes one
+ * exactly when it is valid with those fields read so.
  */
 export type WebToNativeEvent = RefreshStartedEvent | RefreshResultEvent | FirstBatchRenderedEvent | AllBatchesRenderedEvent | LoadFailedEvent | LoadingPresentationEvent | TrackEvent | NavigationActionEvent | LiveWidgetCreationPresentEvent | NativeDialogPresentEvent;
 
@@ -1499,3 +1544,18 @@ export interface Operations {
     response: ViolationPage;
   };
 }
+
+/** The body of `steps`. */
+export type StepsRequest = Exclude<Operations["steps"]["body"], undefined>;
+
+/** The answer of `steps`. */
+export type StepsResponse = Operations["steps"]["response"];
+
+/** The answer of `watchdogs`. */
+export type WatchdogsResponse = Operations["watchdogs"]["response"];
+
+/** The answer of `exportSession`. */
+export type ExportSessionResponse = Operations["exportSession"]["response"];
+
+/** The body of `forkSession`. */
+export type ForkSessionRequest = Exclude<Operations["forkSession"]["body"], undefined>;

@@ -49,7 +49,14 @@ export const NATIVE_TO_WEB_TYPES = [
 export interface WebToNativeMessages {
   /** Web shows the header's refreshing state for a native request (H12); ignored (`capabilityNotAdvertised`) without `today_page_revalidate_feedback.v1`. */
   "todayPage.refreshStarted": RefreshStartedEvent;
-  /** How a native request ended for Web (H7); `status` is any string, `unknown` beyond the four known ones. */
+  /**
+   * How a native request ended for Web (H7), as the protocol defines it: its `mode`, one of
+   * the four statuses, the render event that ended it and, on failure, the error's stage and
+   * message. The host is more lenient than the protocol (`x-todaysim-host-accepts`): a status
+   * or a `terminalEvent` outside the protocol's, or an `error` of another shape, is still
+   * taken (a status beyond the four settles as `unknown`, H7), and such a message is a
+   * `RawWebEvent` of `WebEvent`.
+   */
   "todayPage.refreshResult": RefreshResultEvent;
   /** The first batch of the page rendered (H22). */
   "todayPage.firstBatchRendered": FirstBatchRenderedEvent;

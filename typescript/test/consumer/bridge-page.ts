@@ -4,7 +4,8 @@
 // installed the tarball, and test/consumer/page-types.test.ts compiles it again with one
 // mistake at a time, each of which must fail.
 import type {} from "todaysim/bridge-globals";
-import type { NativeToWebEvent, PayloadOf, RefreshRequestedEvent, ReturnOf, WebToNativeType } from "todaysim";
+import { bridgedTarget } from "todaysim";
+import type { BridgedTarget, BridgeWindow, NativeToWebEvent, PayloadOf, RefreshRequestedEvent, ReturnOf, WebToNativeType } from "todaysim";
 
 /** The page's one way to the host: nothing when the page runs outside the app. */
 export function emitToNative<T extends WebToNativeType>(type: T, payload: PayloadOf<T>): Promise<ReturnOf<T>> | undefined {
@@ -31,12 +32,22 @@ async function answer(request: RefreshRequestedEvent, reload: () => Promise<bool
     mode: "soft",
     status: ok ? "succeeded" : "failed",
     elapsedMs: Date.now() - started,
+    error: ok ? undefined : { stage: "loadBatches", status: 503, message: "the feed did not load" },
   });
   return done;
 }
 
-/** The native-event listener: answers refresh requests, follows visibility, scrolls on command. */
-export function listenToNative(reload: () => Promise<boolean>, scrollTo: (batchId: string, smooth: boolean) => void): () => void {
+/** Under todaysim's shim, the id of the host's reload that loaded this document (null for a first load). */
+export function reloadRequestId(host: BridgeWindow = window): string | null {
+  return host.todaysimBridge?.document.requestId ?? null;
+}
+
+/**
+ * The native-event listener: answers refresh requests, follows visibility, scrolls on command.
+ * On `window` in the app; a test hands it `bridgedTarget(target)` (listenOn).
+ */
+export function listenToNative(reload: () => Promise<boolean>, scrollTo: (batchId: string, smooth: boolean) => void,
+  host: BridgeWindow = window): () => void {
   let visible = true;
   const listener = (event: CustomEvent<NativeToWebEvent>): void => {
     const message = event.detail;
@@ -54,8 +65,13 @@ export function listenToNative(reload: () => Promise<boolean>, scrollTo: (batchI
         break;
     }
   };
-  window.addEventListener("todayNativeEvent", listener);
-  return () => window.removeEventListener("todayNativeEvent", listener);
+  host.addEventListener("todayNativeEvent", listener);
+  return () => host.removeEventListener("todayNativeEvent", listener);
+}
+
+/** The same listener on a window-like target the bridge was installed on (jsdom's window, an EventTarget in Node). */
+export function listenOn(target: EventTarget, reload: () => Promise<boolean>): () => void {
+  return listenToNative(reload, () => undefined, bridgedTarget(target));
 }
 
 export async function offerLiveWidget(): Promise<boolean> {

@@ -24,7 +24,7 @@ interface Mistake {
 
 const MISTAKES: Mistake[] = [
   { name: "a misspelt payload field", from: "status: ok ?", to: "state: ok ?", code: "TS2345", says: /'state' does not exist in type/ },
-  { name: "a payload field of the wrong type", from: 'mode: "soft"', to: 'mode: "gentle"', code: "TS2322", says: /Type '"gentle"' is not assignable to type '"(hard|soft)" \| "(hard|soft)"'/ },
+  { name: "a payload field of the wrong type", from: 'mode: "soft"', to: 'mode: "gentle"', code: "TS2322", says: /Type '"gentle"' is not assignable to type 'RefreshMode'/ },
   { name: "a required payload field left out", from: "requestId: request.requestId, presentation", to: "presentation", code: "TS2345",
     says: /Property 'requestId' is missing/ },
   { name: "an unknown message type", from: '"todayPage.refreshResult", {', to: '"todayPage.refreshResults", {', code: "TS2345",
@@ -44,8 +44,23 @@ const MISTAKES: Mistake[] = [
   { name: "a platform the host never injects", from: '=== "ios"', to: '=== "web"', code: "TS2367", says: /have no overlap/ },
   { name: "the bridge used as if every browser had it", from: "return window.todayWebViewBridge?.emit", to: "return window.todayWebViewBridge.emit",
     code: "TS2532", says: /possibly 'undefined'/ },
-  { name: "a misspelt native event name", from: 'window.addEventListener("todayNativeEvent"', to: 'window.addEventListener("todayNativeEvents"',
+  { name: "a misspelt native event name", from: 'host.addEventListener("todayNativeEvent"', to: 'host.addEventListener("todayNativeEvents"',
     code: "TS2769", says: /No overload matches this call/ },
+  // Issue 45, item 3: the protocol's values, not any string or object.
+  { name: "a misspelt result status", from: 'status: ok ? "succeeded"', to: 'status: ok ? "succeded"', code: "TS2322",
+    says: /Type '"succeded"' is not assignable to type 'RefreshStatus'/ },
+  { name: "an error without its stage", from: '{ stage: "loadBatches", status: 503, message', to: "{ status: 503, message", code: "TS2322",
+    says: /Property 'stage' is missing .* 'RefreshError'/ },
+  { name: "an error stage the protocol does not define", from: 'stage: "loadBatches"', to: 'stage: "fetchFeed"', code: "TS2322",
+    says: /Type '"fetchFeed"' is not assignable to type '"loadBatches" \| "mountFeedCanvas"'/ },
+  { name: "an error given as a bare message", from: 'error: ok ? undefined : { stage: "loadBatches", status: 503, message: "the feed did not load" }',
+    to: 'error: ok ? undefined : "the feed did not load"', code: "TS2322", says: /Type 'string' is not assignable to type 'RefreshError'/ },
+  { name: "the shim's handle read as if every browser had it", from: "host.todaysimBridge?.document", to: "host.todaysimBridge.document",
+    code: "TS2532", says: /possibly 'undefined'/ },
+  { name: "a first load's null request id taken for a string", from: "): string | null {", to: "): string {", code: "TS2322",
+    says: /Type 'string \| null' is not assignable to type 'string'/ },
+  { name: "window given where only a bridged target fits", from: "host: BridgeWindow = window): () => void", to: "host: BridgedTarget = window): () => void",
+    code: "TS2322", says: /'Window & typeof globalThis' is not assignable to type 'BridgedTarget'/ },
 ];
 
 interface Diagnostic {
