@@ -75,6 +75,8 @@ def tools(tmp_path_factory: pytest.TempPathFactory) -> Tools:
     core = os.path.join(os.path.dirname(playwright.__file__), "driver", "package")
     assert os.path.isfile(os.path.join(core, "index.mjs")) and os.path.isfile(os.path.join(core, "index.d.ts")), \
         f"no playwright-core in {core}"
+    # The package's dev dependency, as `npm install` would put it (npm's registry is out of reach).
+    subprocess.run([sys.executable, os.path.join(PACKAGE, "tools", "link_playwright_core.py"), core], check=True)
     work = tmp_path_factory.mktemp("typescript")
     # The node that npm's lifecycle scripts (prepack) find is this one; npm's cache and logs stay
     # in the scratch folder (a run leaves nothing in the home folder, two runs share no cache).
@@ -88,11 +90,10 @@ def tools(tmp_path_factory: pytest.TempPathFactory) -> Tools:
 
 @pytest.fixture(scope="module")
 def build(tools: Tools) -> Path:
-    """The package and its tests compiled to JavaScript, with the bridge core and the timer
-    tracker beside the build as `npm pack`'s prepack puts them in dist/."""
+    """The package and its tests compiled to JavaScript, with the bridge core and the page
+    driver's scripts beside the build as `npm pack`'s prepack puts them in dist/."""
     out = tools.work / "build"
     tools.tsc_run("-p", os.path.join(PACKAGE, "tsconfig.test.json"), "--outDir", str(out), cwd=PACKAGE)
-    shutil.copy(os.path.join(ROOT, "Web", "virtual-time.js"), out / "src" / "virtual-time.js")
     tools.run(os.path.join(PACKAGE, "tools", "ship-core.mjs"), str(out / "src"), cwd=PACKAGE)
     return out
 
@@ -174,10 +175,12 @@ def test_npm_pack_ships_the_build_readme_and_package_json_only(tarball: Path) ->
 
 
 @pytest.mark.parametrize("shipped, source", [("dist/virtual-time.js", "Web/virtual-time.js"),
+                                             ("dist/page-driver.js", "Web/page-driver.js"),
+                                             ("dist/settle-probe.js", "Web/settle-probe.js"),
                                              ("dist/bridge-core.mjs", "Web/bridge-core.mjs")])
 def test_the_tarball_ships_the_shared_web_file_byte_for_byte(tarball: Path, tools: Tools, shipped: str, source: str) -> None:
-    """The timer tracker is one file for the Python package and this one; the bridge core is the
-    code /bridge.js wraps for pages."""
+    """The page driver's in-page half is one set of files for the Python package and this one;
+    the bridge core is the code /bridge.js wraps for pages."""
     with tarfile.open(tarball) as packed:
         member = packed.extractfile(f"package/{shipped}")
         assert member is not None, f"no {shipped} in the tarball"

@@ -2,8 +2,6 @@
 on the session's clock, between the session's watchdogs; a page that never settles is the
 explorer's error (SettleTimeout), not a breach; the page clock survives the reloads the shim
 makes."""
-import importlib.resources
-import os
 import pathlib
 import re
 
@@ -11,7 +9,7 @@ import pytest
 
 from todaysim import Client
 from todaysim.models import TimelineEntry
-from todaysim.page import PROBE_JS, TIMERS_JS, SettleTimeout
+from todaysim.page import DRIVER_JS, EPOCH_MS, INIT_JS, PROBE_JS, TIMERS_JS, SettleTimeout
 from todaysim.plugin import OpenBridgedPage
 
 REPOSITORY = pathlib.Path(__file__).resolve().parents[2]
@@ -79,27 +77,61 @@ def test_a_page_with_the_bridge_is_not_told_to_load_it(pages: str, bridged_page:
     assert "never loaded /bridge.js" not in str(missed.value)
 
 
-def test_the_timer_tracker_is_the_one_shared_file() -> None:
-    """The installed package carries Web/virtual-time.js itself (a file, not the repository's
-    link), and BridgedPage adds exactly that script: one tracker for Python and TypeScript."""
-    installed = importlib.resources.files("todaysim") / "virtual_time.js"
-    shared = (REPOSITORY / "Web" / "virtual-time.js").read_text(encoding="utf-8")
-    assert not os.path.islink(str(installed))
-    assert installed.read_text(encoding="utf-8") == shared == TIMERS_JS
-    assert "window.__todaysimTimers = " in shared
+def test_the_page_driver_is_the_one_shared_set_of_files() -> None:
+    """Issue 45, item 4: BridgedPage adds Web/virtual-time.js, Web/page-driver.js and
+    Web/settle-probe.js as they are (the package carries them as virtual_time.js, page_driver.js
+    and settle_probe.js; tests/test_packaging.py checks the wheel's are copies), the same init
+    script the TypeScript helper builds from its dist/ copies (tests/test_driver_contract.py
+    compares the two); the TypeScript source holds no copy of the look."""
+    web = {name: (REPOSITORY / "Web" / name).read_text(encoding="utf-8")
+           for name in ("virtual-time.js", "page-driver.js", "settle-probe.js")}
+    assert (TIMERS_JS, DRIVER_JS, PROBE_JS) == (web["virtual-time.js"], web["page-driver.js"].strip(), web["settle-probe.js"])
+    assert INIT_JS.startswith(TIMERS_JS) and f"({DRIVER_JS})({EPOCH_MS}, () => " in INIT_JS
+    typescript = "".join(path.read_text(encoding="utf-8") for path in (REPOSITORY / "typescript" / "src").glob("*.ts"))
+    assert "inFlight: b ? b.inFlight" not in typescript
 
 
-def test_the_settling_look_is_the_one_shared_file() -> None:
-    """The installed package carries Web/settle-probe.js itself, BridgedPage looks with exactly
-    that expression, and the TypeScript helper's inline copy (typescript/src/playwright.ts's
-    PROBE_JS, kept inline: its package would need one more file copied at pack time) is the same
-    expression, so the two settle alike."""
-    installed = importlib.resources.files("todaysim") / "settle_probe.js"
-    shared = (REPOSITORY / "Web" / "settle-probe.js").read_text(encoding="utf-8")
-    assert not os.path.islink(str(installed))
-    assert installed.read_text(encoding="utf-8") == shared == PROBE_JS
-    expression = re.sub(r"^/\*.*?\*/\n", "", shared, flags=re.S).strip()
-    assert expression.startswith("(() => {") and expression.endswith("})()")
-    typescript = (REPOSITORY / "typescript" / "src" / "playwright.ts").read_text(encoding="utf-8")
-    inline = re.search(r"const PROBE_JS = `(.*?)`;", typescript, re.S)
-    assert inline is not None and inline.group(1).strip() == expression
+def test_no_private_playwright_clock() -> None:
+    """Issue 45, item 5: nothing of either package drives Playwright's private clock
+    (`__pwClock`) or its public one (`page.clock`): the page's time is virtual-time.js's."""
+    sources = [*(REPOSITORY / "Web").glob("*.js"), *(REPOSITORY / "python" / "src" / "todaysim").glob("*.py"),
+               *(REPOSITORY / "typescript" / "src").glob("*.ts")]
+    users = [path.name for path in sources if re.search(r"__pwClock|\.clock\.(run_for|runFor|pause_at|pauseAt|install|set_system_time)",
+                                                        path.read_text(encoding="utf-8"))]
+    assert users == []
+
+
+def test_a_render_gated_on_an_animation_frame_happens_without_a_move(pages: str, bridged_page: OpenBridgedPage) -> None:
+    """Issue 45, item 7: the page's first frame is due at once (open() settles through it); a
+    frame asked for from a frame is 16 ms of the page's clock later."""
+    page = bridged_page(pages + "/pages/frame.html")
+    assert (page.page.text_content("#rendered"), page.page.text_content("#again")) == (f"rendered at {EPOCH_MS}", "")
+    page.move(15)
+    assert page.page.text_content("#again") == ""
+    page.move(1)
+    assert page.page.text_content("#again") == f"again at {EPOCH_MS + 16}"
+
+
+def test_the_virtual_clock_holds_the_page_time(pages: str, bridged_page: OpenBridgedPage) -> None:
+    """Issue 45, item 5: the page's time is virtual-time.js's alone (Playwright's clock is not
+    installed): Date, performance.now, intervals, cleared timers, zero-delay chains (from the
+    sixth nested call on 4 ms apart, as in Chromium) and a timer that throws (the page's
+    uncaught error; the clock goes on)."""
+    page = bridged_page(pages + "/pages/timer.html?delay=0")
+    assert page.page.evaluate("typeof __pwClock") == "undefined"
+    page.page.evaluate("""() => {
+      window.seen = {interval: [], chain: [], started: performance.now(), cleared: false};
+      const every = setInterval(() => seen.interval.push(Date.now() - 1767225600000), 30);
+      setTimeout(() => clearInterval(every), 100);
+      setTimeout(() => { seen.cleared = true; }, 50) && clearTimeout(setTimeout(() => { seen.cleared = true; }, 10));
+      const chain = () => { seen.chain.push(Date.now() - 1767225600000); if (seen.chain.length < 8) setTimeout(chain, 0); };
+      setTimeout(chain, 0);
+      setTimeout(() => { throw new Error("the page's own error"); }, 40);
+    }""")
+    page.move(200)
+    seen = page.page.evaluate("({...seen, elapsed: performance.now() - seen.started, date: new Date().getTime(), now: Date.now()})")
+    assert seen["interval"] == [30, 60, 90]
+    assert seen["chain"] == [0, 0, 0, 0, 0, 4, 8, 12]  # the sixth nested call on, 4 ms apart
+    assert seen["cleared"] is True and seen["elapsed"] == 200
+    assert seen["date"] == seen["now"] == EPOCH_MS + 200 == EPOCH_MS + page.now_ms()
+    assert any("the page's own error" in error for error in page.errors), page.errors

@@ -19,6 +19,15 @@ def test_a_breach_fails_with_the_session_in_the_output(host_session, todaysim):
     todaysim.clock("plugin-s2", advanceMs=5000)
     assert todaysim.report("plugin-s2")["conforms"]
 
+def test_a_breach_far_back_is_listed_with_its_entry(host_session, todaysim):
+    host_session(uid="plugin-u", id="plugin-s4")
+    todaysim.gesture("plugin-s4", "pull", requestId="p1")
+    todaysim.clock("plugin-s4", advanceMs=5000)
+    for i in range(12):  # enough entries after the violation that it is out of the timeline's tail
+        todaysim.lifecycle("plugin-s4", "background")
+        todaysim.lifecycle("plugin-s4", "foreground")
+    assert todaysim.report("plugin-s4")["conforms"]
+
 def test_a_bridged_page(bridged_page, todaysim):
     page = bridged_page(PAGE, id="plugin-s3")
     page.step({"gesture": {"type": "pull", "requestId": "p1"}})
@@ -36,15 +45,21 @@ def test_the_plugins_fixtures_in_a_suite_of_their_own(pytester: pytest.Pytester,
     monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
     pytester.makepyfile(test_suite=SUITE.replace("PAGE", repr(today_page)))
     result = pytester.runpytest_subprocess("-p", "todaysim.plugin", "-p", "no:cacheprovider")
-    result.assert_outcomes(passed=2, failed=1)
+    result.assert_outcomes(passed=2, failed=2)
     result.stdout.fnmatch_lines([
         "*todaysim session plugin-s2*",
         "conforms: False",
         "  M7 at 5000 ms: M7: *p1*",
+        "    #* 5000 ms violation M7 p1 [[]M7[]]",
         "timeline (last * of *):",
         "  #* 5000 ms violation M7 p1 [[]M7[]]",
     ])
-    for session_id in ("plugin-s1", "plugin-s2", "plugin-s3"):  # purged at teardown, the failing one too
+    # Issue 45, item 7: a violation out of the timeline's tail is still listed with its entry.
+    far = result.stdout.str().split("todaysim session plugin-s4", 1)[1]
+    listed, tail = far.split("timeline (last ", 1)
+    assert "    #" in listed and " 5000 ms violation M7 p1 [M7]" in listed, far
+    assert "violation M7" not in tail.split("\n\n", 1)[0], far
+    for session_id in ("plugin-s1", "plugin-s2", "plugin-s3", "plugin-s4"):  # purged at teardown, the failing one too
         with pytest.raises(TodaysimError) as gone:
             todaysim.read_session(session_id)
         assert gone.value.status == 404

@@ -8,31 +8,23 @@
 import { createServer } from "node:http";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { PlaywrightBrowser, PlaywrightContext, PlaywrightPage } from "../src/playwright.js";
+import type { Browser, BrowserContext, BrowserType, Page } from "playwright-core";
 import { ROOT } from "./support.js";
 
-/** The members of Playwright's `Page`, `BrowserContext` and `Browser` the tests use besides the helper's. */
-export interface TestPage extends PlaywrightPage {
-  isClosed(): boolean;
-  context(): TestContext;
-}
-export interface TestContext extends PlaywrightContext {
-  newPage(): Promise<TestPage>;
-}
-export interface TestBrowser extends PlaywrightBrowser {
-  newContext(): Promise<TestContext>;
-  close(): Promise<void>;
-}
+/** Playwright's own types, under the names the tests use. */
+export type TestPage = Page;
+export type TestContext = BrowserContext;
+export type TestBrowser = Browser;
 
-interface PlaywrightCore {
-  chromium: { launch(options: { executablePath?: string }): Promise<TestBrowser> };
-}
-
-/** One Chromium, driven by playwright-core (one per test file: the machine has two cores). */
+/**
+ * One Chromium, driven by playwright-core (one per test file: the machine has two cores):
+ * TODAYSIM_PLAYWRIGHT_CORE, the one the package's types were checked against or another version
+ * (Scripts/playwright-versions runs the browser tests on the lowest and the newest allowed).
+ */
 export async function launchChromium(): Promise<TestBrowser> {
   const core = process.env.TODAYSIM_PLAYWRIGHT_CORE;
   if (!core) throw new Error("TODAYSIM_PLAYWRIGHT_CORE is not set: run the tests with Scripts/system-tests BIN test_typescript.py");
-  const playwright = (await import(join(core, "index.mjs"))) as PlaywrightCore;
+  const playwright = (await import(join(core, "index.mjs"))) as { chromium: BrowserType };
   return playwright.chromium.launch({ executablePath: process.env.TODAYSIM_BROWSER || undefined });
 }
 

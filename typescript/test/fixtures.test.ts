@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { Client, TodaysimError, TodaysimServer } from "../src/index.js";
-import { checkOrigin, originOf, OriginRefused, refusedSentence, todaysimFixtures } from "../src/playwright.js";
+import { checkOrigin, originOf, OriginRefused, refusedSentence, SettleTimeout, todaysimFixtures } from "../src/playwright.js";
 import type { BridgedPage, BridgedPages, HostSessions } from "../src/playwright.js";
 import { launchChromium, servePages } from "./browser.js";
 import type { Pages, TestBrowser, TestContext, TestPage } from "./browser.js";
@@ -133,4 +133,15 @@ test("checkOrigin passes for a granted origin and for the server's own pages", a
     await allowing.stop();
   }
   assert.equal(originOf("HTTP://LocalHost:80/a?b=1"), "http://localhost");
+});
+
+test("bridgedPage takes the page's settleTimeoutMs (issue 45, item 7)", async () => {
+  await withFixtures(async ({ bridgedPage }) => {
+    const patient = await bridgedPage("/today/index.html", {}, { settleTimeoutMs: 5_000 });
+    assert.equal(patient.settleTimeoutMs, 5_000);
+    await assert.rejects(bridgedPage("/pages/no-bridge.html", {}, { settleTimeoutMs: 300 }),
+      (error) => error instanceof SettleTimeout && /did not settle within 300 ms: the page never loaded \/bridge\.js/.test(error.message));
+    await assert.rejects(bridgedPage("/today/index.html", {}, { settleTimeoutMs: -1 }),
+      (error) => error instanceof RangeError && /settleTimeoutMs is -1/.test(error.message));
+  }, async () => undefined);
 });

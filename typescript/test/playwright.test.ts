@@ -7,9 +7,9 @@
 // breach.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { BridgedPage, ConformanceError, SettleTimeout } from "../src/playwright.js";
-import type { Step } from "../src/playwright.js";
-import type { Client, TimelineEntry, TodaysimServer } from "../src/index.js";
+import { BridgedPage, ConformanceError, EPOCH_MS, SettleTimeout, TIMELINE_TAIL } from "../src/playwright.js";
+import type { OpenedBridgedPage, Step } from "../src/playwright.js";
+import type { Client, InputResponse, SessionView, TimelineEntry, TodaysimServer } from "../src/index.js";
 import { launchChromium, servePages } from "./browser.js";
 import type { Pages, TestBrowser, TestContext } from "./browser.js";
 import { startServer } from "./support.js";
@@ -34,7 +34,7 @@ after(async () => {
 });
 
 /** A new session and a page of a new context showing `url` on the session's clock. */
-async function bridged(url: string): Promise<BridgedPage> {
+async function bridged(url: string): Promise<OpenedBridgedPage> {
   const view = await todaysim.createSession({ uid: "ts-playwright", id: `pw-${++made}` });
   const context = await browser.newContext();
   contexts.push(context);
@@ -97,11 +97,12 @@ for (const [bug, [code, steps]] of Object.entries(PLANTED)) {
     assert.ok(failure instanceof ConformanceError, `${bug}: expectConforms() passed`);
     const violations = failure.report.violations;
     assert.ok(violations.some((v) => v.type === code), `${bug}: ${failure.message}`);
-    // The message lists every violation with its rule, then the timeline's tail.
+    // The message lists every violation with its rule and its own entry, then the timeline's tail.
     const [listed, tail] = failure.message.split("\ntimeline (last ");
-    for (const v of violations) assert.match(listed, new RegExp(`^  ${v.rule ?? v.type} at ${v.atMs} ms`, "m"));
+    for (const v of violations) {
+      assert.match(listed, new RegExp(`^  ${v.rule ?? v.type} at ${v.atMs} ms.*\\n    #${v.seq} ${v.atMs} ms violation ${v.type}\\b`, "m"));
+    }
     assert.match(tail, new RegExp(`^\\d+ of \\d+\\):\\n(  #\\d+ \\d+ ms \\w+ .*\\n?)+$`));
-    assert.match(tail, new RegExp(` violation ${code}\\b.*\\[${code}\\]`));
   });
 }
 
@@ -157,4 +158,42 @@ test("a page that never settles is an error, not a breach", async () => {
   assert.doesNotMatch(failure.message, /never loaded \/bridge\.js/, "the page has its bridge: that is not the cause");
   const id = `pw-${made}`;
   assert.deepEqual([(await todaysim.report(id)).conforms, (await todaysim.readSession(id)).counts.violations], [true, 0]);
+});
+
+test("a conformance failure lists every violation's entry, however far back (issue 45, item 7)", async () => {
+  const page = await bridged(`${pages.today}?bug=double`);
+  await page.step({ clock: { advanceMs: 50 } }); // M1: the boot fetch answers its id twice
+  // Enough pulls after it that the violation is far from the timeline's last entries.
+  for (let i = 1; i <= 8; i += 1) await run(page, [{ gesture: { type: "pull", requestId: `q${i}` } }, { clock: { advanceMs: 1000 } }]);
+  const report = await page.report();
+  const total = (await todaysim.readSession(page.sessionId)).counts.timeline;
+  const first = report.violations[0];
+  assert.ok(first !== undefined && first.seq <= total - TIMELINE_TAIL, `the violation #${first?.seq} is among the last ${TIMELINE_TAIL} of ${total}`);
+  await assert.rejects(page.expectConforms(), (error) => error instanceof ConformanceError &&
+    report.violations.every((v) => error.message.includes(`\n    #${v.seq} ${v.atMs} ms violation ${v.type}`)));
+});
+
+test("a render gated on an animation frame happens in open()'s settle; the next frame 16 ms later (issue 45, item 7)", async () => {
+  const page = await bridged(`${pages.base}/pages/frame.html`);
+  assert.deepEqual([await page.page.textContent("#rendered"), await page.page.textContent("#again")], [`rendered at ${EPOCH_MS}`, ""]);
+  assert.equal(await page.page.evaluate("typeof __pwClock"), "undefined", "Playwright's own clock is not installed");
+  await page.move(15);
+  assert.equal(await page.page.textContent("#again"), "");
+  await page.move(1);
+  assert.equal(await page.page.textContent("#again"), `again at ${EPOCH_MS + 16}`);
+});
+
+test("step() answers what the step was: a clock move's inputs, a batch's answer; view is there after open() (issue 45, item 3)", async () => {
+  const page = await bridged(pages.today);
+  const view: SessionView = page.view; // typed after open(): no undefined to rule out
+  assert.equal(view.id, page.sessionId);
+  const moved: InputResponse[] = await page.step({ clock: { advanceMs: 100 } });
+  assert.ok(moved.length >= 1 && moved.every((answer) => answer.session.id === page.sessionId));
+  const batch = await page.step({ gesture: { type: "pull", requestId: "typed1" } });
+  assert.equal(batch.results.length, 1);
+  // @ts-expect-error: a gesture's answer is the batch's, not a list of clock inputs
+  const wrong: InputResponse[] = await page.step({ gesture: { type: "pull" } });
+  void wrong;
+  // @ts-expect-error: a clock move's answer has no `results`
+  void (await page.step({ clock: { advanceMs: 1 } })).results;
 });

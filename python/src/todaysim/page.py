@@ -1,99 +1,69 @@
 """A real page on the session's clock: a Playwright page running the page under test with
-todaysim's `/bridge.js` attached to a session, whose own timers run on Playwright's page clock
-(paused before the page loads, at `EPOCH_MS` + the session's `nowMs`), so one call moves both
-clocks together and a scenario that waits 12 s takes milliseconds and runs the same every time.
+todaysim's `/bridge.js` attached to a session, whose own timers run on todaysim's virtual clock
+(`Web/virtual-time.js`: paused, set to `EPOCH_MS` + the session's `nowMs` as each document
+loads), so one call moves both clocks together and a scenario that waits 12 s takes
+milliseconds and runs the same every time. Playwright's public API only: an init script, page
+evaluations (a CDP session's `Runtime.evaluate` on Chromium, one trip straight to the page) and
+the page's events; never Playwright's own page clock.
 
-Playwright cannot list a page's pending timers: `TIMERS_JS`, an init script added after the
-clock's own, records the due time of every `setTimeout`, `setInterval` and
-`requestAnimationFrame`, and `move()` steps both clocks through the merged due times (the
-session's watchdogs and the page's timers), settling after each, so a page timer at 4,999 ms acts
-at 4,999 ms of session time, before a session deadline at 5,000 ms.
+This class is the Python half of the one page driver; the in-page half, `Web/page-driver.js`,
+is the TypeScript helper's too (`todaysim/playwright`), so both settle and move alike:
 
 *Settled* (`settle()`): no bridge call in flight; every entry up to the session's
 `counts.timeline` delivered to the page; the page's load is the session's and its stream is
-open; no other page request in flight; no page timer due now — a look at the page, the
-session's view, a second look equal to the first, and again (after a zero-length clock run
-where a timer is due now) until that holds, within `settle_timeout` (2 s) of wall time. A miss
-is `SettleTimeout` (the explorer's error, never a breach of the contract). On Chromium the first
-look comes from a wait in the page (`page_driver.js`), the page clock runs inside the page, and
-where nothing but the step can have changed the session its answer stands for the read (see
-`settle`).
+open; no other page request in flight; nothing of the page's due now — a wait in the page until
+it says so (one trip), the session's view, a second look equal to the first, and again until
+that holds, within `settle_timeout` (2 s) of wall time. A miss is `SettleTimeout` (the
+explorer's error, never a breach of the contract). Where nothing but the step can have changed
+the session its answer stands for the read (see `settle`).
+
+*A clock move* (`move()`) steps both clocks through the merged due times (the session's
+watchdogs and the page's timers: the page driver's `advance`), settling after each, so a page
+timer at 4,999 ms acts at 4,999 ms of session time, before a session deadline at 5,000 ms.
 """
 from __future__ import annotations
 
 import importlib.resources
+import json
 import time
 import urllib.parse
 from typing import TYPE_CHECKING, Any, Mapping, NoReturn, Optional, TypedDict, Union, cast
 
 from . import models as m
 from .client import Client
+from .origin import OriginRefused, check_origin, origin_of, refused_sentence
 
 if TYPE_CHECKING:  # the plugin and the explorer bring Playwright; the client never imports it
     from playwright.sync_api import CDPSession, Page, Request
 
+__all__ = ["EPOCH_MS", "TIMERS_JS", "PROBE_JS", "DRIVER_JS", "INIT_JS", "NO_BRIDGE", "BridgedPage", "OriginRefused",
+           "SettleTimeout", "Settled", "Stop", "check_origin", "origin_of", "refused_sentence"]
+
 #: Page time when the session's clock reads 0 (2026-01-01T00:00:00Z).
 EPOCH_MS = 1_767_225_600_000
 
-#: The timer tracker (`Web/virtual-time.js` in the repository, shipped here as
-#: `virtual_time.js`): one script for this package and the TypeScript Playwright helper.
-TIMERS_JS = (importlib.resources.files("todaysim") / "virtual_time.js").read_text(encoding="utf-8")
 
-#: What the page says about settling, in one look (`Web/settle-probe.js`, shipped here as
-#: `settle_probe.js`; one trip to the page: about 2.4 ms here, where the page reading the
-#: session's view itself made a round cost 10 ms against 6.6 ms for a look, a read from Python
-#: and a look).
-PROBE_JS = (importlib.resources.files("todaysim") / "settle_probe.js").read_text(encoding="utf-8")
-#: The same look as one expression, to embed in the driver's init script and its calls.
+def _shipped(name: str) -> str:
+    return (importlib.resources.files("todaysim") / name).read_text(encoding="utf-8")
+
+
+#: The virtual clock (`Web/virtual-time.js`, shipped here as `virtual_time.js`).
+TIMERS_JS = _shipped("virtual_time.js")
+#: What the page says about settling, in one look (`Web/settle-probe.js`, as `settle_probe.js`).
+PROBE_JS = _shipped("settle_probe.js")
 PROBE_EXPRESSION = PROBE_JS.strip().rstrip(";")
-
-
-#: The Python driver's init script on Chromium (`Web/page-driver.js`, shipped here as
-#: `page_driver.js`): each document the page loads takes its session's time as it loads, so the
-#: page clock runs inside the page (one trip) instead of through `page.clock.run_for` (an init
-#: script added to the context and a trip more, every call); and `__todaysimLook` and
-#: `__todaysimWait`, the look and a wait in the page until it is quiet, one trip where polling
-#: from here cost a trip per look.
-DRIVER_JS = (importlib.resources.files("todaysim") / "page_driver.js").read_text(encoding="utf-8").strip()
-
-
-class OriginRefused(RuntimeError):
-    """The server does not let pages of the page under test's origin call it (no CORS grant for
-    that `Origin`): every bridge call of the page would be refused. Raised before anything starts,
-    naming the flag to add."""
-
-
-def origin_of(url: str) -> str:
-    """`scheme://host[:port]` of `url`, as a browser sends it in `Origin` (default ports left out)."""
-    parts = urllib.parse.urlsplit(url)
-    scheme, host = parts.scheme.lower(), (parts.hostname or "").lower()
-    if ":" in host:
-        host = f"[{host}]"
-    default = {"http": 80, "https": 443}.get(scheme)
-    port = f":{parts.port}" if parts.port is not None and parts.port != default else ""
-    return f"{scheme}://{host}{port}"
-
-
-def refused_sentence(server: str, origin: str) -> str:
-    """What the Python helpers raise and `/bridge.js` logs when the server refuses the page's origin."""
-    return (f"todaysim at {server} does not allow pages of {origin} to call it (cross-origin), so every bridge call "
-            f"of the page would be refused: start it with --allow-origin {origin} (Scripts/run --allow-origin {origin})")
-
-
-def check_origin(client: Client, page_url: str) -> None:
-    """Asks the server, as the browser will, whether a page at `page_url` may call it: a CORS
-    preflight with the page's `Origin`. Nothing to ask when the page is served by the server
-    itself; `OriginRefused` naming `--allow-origin` when the grant is missing."""
-    origin, server = origin_of(page_url), origin_of(client.base_url)
-    if origin == server:
-        return
-    granted = client.preflight("/v1/sessions", origin, "POST")
-    if granted not in (origin, "*"):
-        raise OriginRefused(refused_sentence(client.base_url, origin))
-
+#: The in-page driver (`Web/page-driver.js`, as `page_driver.js`).
+DRIVER_JS = _shipped("page_driver.js").strip()
+#: What BridgedPage adds to its context once, as the TypeScript helper adds it: the clock, then
+#: the driver with the epoch and the look.
+INIT_JS = f"{TIMERS_JS}\n({DRIVER_JS})({EPOCH_MS}, () => {PROBE_EXPRESSION});\n"
 
 #: What a settle saw last: the session's view and the page clock's time and next due time (epoch ms).
 Settled = TypedDict("Settled", {"view": m.SessionView, "pageNow": int, "pageNext": Optional[int]})
+
+#: One stop of a clock move (the page driver's `advance`): where both clocks go next (session
+#: ms) and which side has something due there.
+Stop = TypedDict("Stop", {"at": int, "session": bool, "page": bool})
 
 #: One look at the page (`settle_probe.js`'s answer, or why there was none), as `_state` reads it.
 Look = dict[str, Any]
@@ -130,10 +100,9 @@ class BridgedPage:
         self._settled_look: Optional[Look] = None  # the look the last settle ended on
         self._settled_started = 0  # `started` then
         self.errors: list[str] = []
-        # The settling looks, waits and page-clock runs go straight to Chromium (Runtime.evaluate
-        # on a CDP session: 1.6 ms a look here against 3.2 ms through page.evaluate), on `cdp`
-        # when the caller has one for this page (`Pages` does); another browser uses
-        # page.evaluate and page.clock.
+        # The page driver's calls go straight to Chromium (Runtime.evaluate on a CDP session:
+        # 1.6 ms a look here against 3.2 ms through page.evaluate), on `cdp` when the caller has
+        # one for this page (`Pages` does); another browser uses page.evaluate.
         self._cdp: Optional[CDPSession] = cdp
         if cdp is None:
             try:
@@ -155,7 +124,7 @@ class BridgedPage:
         return f"{self.client.base_url}/v1/sessions/{urllib.parse.quote(self.session_id, safe='')}{query}"
 
     # Requests the page makes other than its event stream (which never ends) and the reads of
-    # the session's view (the settling round's own, and the shim's when the page loads).
+    # the session's view (the settling round's own, and the driver's when a document loads).
     def _started(self, request: Request) -> None:
         path = request.url.split("?")[0]
         if not path.endswith("/events") and not (request.method == "GET" and path == self._view_url.split("?")[0]):
@@ -181,97 +150,72 @@ class BridgedPage:
         return self.client.read_session(self.session_id)["clock"]["nowMs"]
 
     def open(self) -> "BridgedPage":
-        """Pauses the page clock at the session's time, adds the timer tracker and the clock sync
-        (once a context: a later page of the same context finds them there, the clock paused),
-        loads the page and waits until it is settled."""
+        """Adds the virtual clock and the page driver to the page's context (once a context: a
+        later page of the same context finds them there), loads the page, whose document takes
+        the session's time as it loads, and waits until it is settled."""
         context = self.page.context
-        if not getattr(context, "_todaysim_clock", False):
-            now = self.now_ms()
-            # Playwright's Python API takes a number as seconds (and truncates its milliseconds):
-            # pause at the whole second, then run the clock on to the session's exact millisecond.
-            self.page.clock.pause_at((EPOCH_MS + now - now % 1000) // 1000)
-            if now % 1000:
-                self.page.clock.run_for(now % 1000)
-            context.add_init_script(TIMERS_JS)
-            if self._cdp is not None:
-                context.add_init_script(f"({DRIVER_JS})({EPOCH_MS}, () => {PROBE_EXPRESSION})")
-            setattr(context, "_todaysim_clock", True)
-        elif self._cdp is None:
-            now = self.now_ms()  # no clock sync (not Chromium): the page clock is set from here
-            self.page.clock.set_system_time((EPOCH_MS + now - now % 1000) // 1000)
-            if now % 1000:
-                self.page.clock.run_for(now % 1000)
-        # With the clock sync, the document takes the session's time as it loads.
+        if not getattr(context, "_todaysim_driver", False):
+            context.add_init_script(INIT_JS)
+            setattr(context, "_todaysim_driver", True)
         self.page.goto(self.address, wait_until="domcontentloaded")
-        self.settle()
+        seen = self.settle()
+        if seen["pageNow"] != EPOCH_MS + seen["view"]["clock"]["nowMs"]:
+            raise RuntimeError(f"the page clock reads {seen['pageNow'] - EPOCH_MS} ms, not the session's "
+                               f"{seen['view']['clock']['nowMs']}: the page's document could not read {self._view_url}")
         return self
 
-    # -- settling ----------------------------------------------------------------------------
-    def _state(self, look: Look) -> Look:
-        timers = look.get("timers") or {}
-        due_now = timers.get("next") is not None and timers["next"] <= timers["now"]
-        return {
-            "bridge": look["bridge"], "inFlight": look["inFlight"], "delivered": look["delivered"],
-            "pageLoad": look["loadId"], "open": look["open"], "requests": len(self.requests),
-            "pageRequests": look.get("requests", 0),
-            "timerDueNow": due_now, "ready": look["ready"], "pageNow": timers.get("now"), "pageNext": timers.get("next"),
-            # page_driver.js's (Chromium): requests the document's scripts started, the document.
-            "started": look.get("started"), "doc": look.get("doc"),
-            # What the page alone can tell: no bridge call in flight, no other request, no timer due.
-            "quiet": bool(look["bridge"] and look["inFlight"] == 0 and look["delivered"] is not None
-                          and not look.get("requests") and not self.requests and not due_now),
-        }
-
+    # -- the page driver ---------------------------------------------------------------------
     def _evaluate(self, expression: str) -> Any:
-        assert self._cdp is not None
+        if self._cdp is None:
+            return self.page.evaluate(expression)
         answer = self._cdp.send("Runtime.evaluate", {"expression": expression, "returnByValue": True, "awaitPromise": True})
         if "exceptionDetails" in answer:
             raise RuntimeError(answer["exceptionDetails"].get("text", "the evaluation failed"))
         return answer["result"].get("value")
 
-    def _look(self) -> Look:
-        if self._cdp is None:
-            return cast(Look, self.page.evaluate(PROBE_JS))
-        return cast(Look, self._evaluate(f"window.__todaysimLook ? __todaysimLook() : {PROBE_EXPRESSION}"))
+    def _state(self, look: Look) -> Look:
+        timers = look.get("timers") or {}
+        return {
+            "bridge": look["bridge"], "inFlight": look["inFlight"], "delivered": look["delivered"],
+            "pageLoad": look["loadId"], "open": look["open"], "requests": len(self.requests),
+            "pageRequests": look.get("requests", 0), "ready": look["ready"],
+            "pageNow": timers.get("now"), "pageNext": timers.get("next"),
+            # Requests the document's scripts started, and the document.
+            "started": look.get("started"), "doc": look.get("doc"),
+            # What the page alone can tell: no bridge call in flight, no other request, nothing due.
+            "quiet": bool(look["bridge"] and look["inFlight"] == 0 and look["delivered"] is not None
+                          and not look.get("requests") and not self.requests
+                          and (timers.get("next") is None or timers["next"] > timers["now"])),
+        }
+
+    def _call(self, expression: str) -> Look:
+        """The state after a call of the page driver that answers a look."""
+        try:
+            return self._state(cast(Look, self._evaluate(expression)))
+        except Exception as error:  # a page navigating (the shim reloads it on a host reload)
+            return {"page": str(error)[:200], "quiet": False}
 
     def _probe(self) -> Look:
         """One look at the page."""
-        try:
-            return self._state(self._look())
-        except Exception as error:  # a page navigating (the shim reloads it on a host reload)
-            return {"page": str(error)[:200], "quiet": False, "timerDueNow": False}
+        return self._call("__todaysimDriver.look()")
 
     def _wait(self, end: float, expect: int = 0, closed: bool = False, run_to: Optional[int] = None) -> Look:
-        """A look at the page once it is quiet (`page_driver.js`: on Chromium, in one trip that
-        first runs the page clock to `run_to`, session ms, when given; fires a timer due now;
-        waits for every entry up to `expect` delivered), or when `end` comes; elsewhere a look
-        (after the run). `run_to` is given only where the session's clock already reads it: a
-        document that loads meanwhile (and ends this trip) takes that time as it loads."""
-        if self._cdp is None:
-            if run_to is not None:
-                self._run_page_to(run_to)
-            return self._probe()
+        """A look at the page once it is quiet (`page_driver.js`'s `wait`: one trip that first runs
+        the page clock to `run_to`, session ms, when given; fires what is due now; waits for
+        every entry up to `expect` delivered), or when `end` comes. `run_to` is given only where
+        the session's clock already reads it: a document that loads meanwhile (and ends this
+        trip) takes that time as it loads."""
         target = "null" if run_to is None else str(EPOCH_MS + run_to)
         ms = max(0, int((end - time.monotonic()) * 1000))
-        try:
-            look = self._evaluate(f"window.__todaysimWait ? __todaysimWait({target}, {int(expect)}, "
-                                  f"{'true' if closed else 'false'}, {ms}) : {PROBE_EXPRESSION}")
-            return self._state(cast(Look, look))
-        except Exception as error:  # a page navigating (the shim reloads it on a host reload)
-            return {"page": str(error)[:200], "quiet": False, "timerDueNow": False}
+        return self._call(f"__todaysimDriver.wait({target}, {int(expect)}, {json.dumps(closed)}, {ms})")
 
-    def _run_page_to(self, at: int) -> None:
-        """Runs the page clock to session time `at` (ms), firing the page's timers on the way: in
-        the page on Chromium (a document that loads later takes the session's time from
-        `page_driver.js`), else through `page.clock.run_for`."""
-        if self._cdp is None:
-            now = self._page_now()
-            if at > now:
-                self.page.clock.run_for(at - now)
-            return
-        target = EPOCH_MS + at
-        self._evaluate(f"(async () => {{ if (Date.now() < {target}) await __pwClock.controller.runFor({target} - Date.now()); }})()")
+    def _advance(self, now: int, target: int, view: m.SessionView) -> Stop:
+        """The next stop of a clock move from `now` to `target` (session ms), the page clock run
+        to where it goes first (`page_driver.js`'s `advance`: the timer merge)."""
+        watchdogs = json.dumps([w["dueAtMs"] for w in view["watchdogs"]])
+        return cast(Stop, self._evaluate(f"__todaysimDriver.advance({int(now)}, {int(target)}, {watchdogs})"))
 
+    # -- settling ----------------------------------------------------------------------------
     @staticmethod
     def _agrees(probe: Look, view: m.SessionView) -> bool:
         """What needs the session too: every entry delivered, the session's load, the stream open
@@ -294,15 +238,13 @@ class BridgedPage:
         second look at the page, which must equal the first. The view is read between two equal
         quiet looks, so nothing the page did can fall between them unseen: the page acts only on
         a timer (none is due), a delivered entry (all are), a request's answer (none is in
-        flight) or a bridge answer (none is in flight). A timer due now is fired by a
-        zero-length clock run and the round starts again; with none due such a run fires
-        nothing, so it is not made.
+        flight) or a bridge answer (none is in flight).
 
         Where nothing but the driver's step can have changed the session since the last settle,
         the step's `answer` is the session's view and the read and the second look are not made:
         when the first look is quiet and has every entry of `answer` delivered (exactly its
         count) on its load, in the same document as the last settle's look with no request
-        started since by the page's scripts (`page_driver.js` counts fetch and XHR) nor seen by
+        started since by the page's scripts (`virtual_time.js` counts fetch and XHR) nor seen by
         Playwright (`started`). A session changes only by a request (its clock is the driver's),
         the driver made none after the step, and the page none since the last settle's look; so
         a read would return `answer` and a second look, the page being quiet with nothing more
@@ -325,12 +267,10 @@ class BridgedPage:
                     continue
                 # Quiet, but the session has entries the page has not had yet: wait for them.
                 expect, closed = view["counts"]["timeline"], view["status"] == "closed"
-            elif first["timerDueNow"]:  # (on Chromium the wait fires it itself)
-                self.page.clock.run_for(0)
-                first = self._wait(end, expect, closed)
-                continue
-            else:
-                time.sleep(0.002)  # a request only Playwright sees, or the page navigating
+            elif "page" in first or self.requests:
+                # Between two documents, or a request only Playwright sees (the page cannot wait
+                # for either): a moment before the next trip, which would answer at once.
+                time.sleep(0.002)
             first = self._wait(end, expect, closed)
 
     def _unchanged(self, look: Look, answer: m.SessionView) -> bool:
@@ -360,16 +300,16 @@ class BridgedPage:
 
     # -- one time for both -------------------------------------------------------------------
     def _page_now(self) -> int:
-        return int(self.page.evaluate("Date.now()")) - EPOCH_MS
+        return int(self._evaluate("Date.now()")) - EPOCH_MS
 
     def move(self, ms: int, settled: bool = False) -> list[m.InputResponse]:
         """Moves both clocks `ms` forward through every due time in between (the session's
-        watchdogs and the page's timers, earliest first); returns the session's answers to the
-        clock inputs it sent. At each due time the clock that has nothing due there moves first
-        (so a page timer's bridge calls are recorded at its own time on the session clock, and the
-        session's emits reach a page whose clock already reads their time); where both have
-        something due at one millisecond, the session's timers act first and the page's right
-        after. A side with something due is settled after it acts.
+        watchdogs and the page's timers, earliest first: `_advance`); returns the session's
+        answers to the clock inputs it sent. At each due time the clock that has nothing due there
+        moves first (so a page timer's bridge calls are recorded at its own time on the session
+        clock, and the session's emits reach a page whose clock already reads their time); where
+        both have something due at one millisecond, the session's timers act first and the page's
+        right after. Both are settled after each stop.
 
         `settled=True` says nothing has touched the page or the session since the last settle (a
         driver that only steps through this object, as the explorer does), so the move starts
@@ -378,39 +318,18 @@ class BridgedPage:
             raise ValueError("a clock moves forward only")
         seen = self.last_settle if settled and self.last_settle else self.settle()
         now = seen["view"]["clock"]["nowMs"]
-        page_now = seen["pageNow"] - EPOCH_MS
         target = now + ms
         answers: list[m.InputResponse] = []
-
-        def clock(to: int) -> m.SessionView:
-            answer = self.client.clock(self.session_id, toMs=to)
-            answers.append(answer)
-            return answer["session"]
-
         while now < target:
-            session_next = min([w["dueAtMs"] for w in seen["view"]["watchdogs"] if now < w["dueAtMs"] <= target], default=None)
-            page_next = seen["pageNext"] - EPOCH_MS if seen["pageNext"] is not None else None
-            page_next = page_next if page_next is not None and now < page_next <= target else None
-            step_to = min([t for t in (session_next, page_next) if t is not None], default=target)
-            session_acts, page_acts = session_next == step_to, page_next == step_to
-            run_to: Optional[int] = None  # the page clock's run, made with the settle's wait when it is last
-            if page_acts and not session_acts:
-                view = clock(step_to)
-                run_to = step_to
-            elif session_acts and page_acts:
-                if step_to - 1 > page_now:
-                    self._run_page_to(step_to - 1)
-                view = clock(step_to)
-                self.settle(view["counts"]["timeline"], view["status"] == "closed", answer=view)
-                run_to = step_to
-            else:  # the session acts there, or nothing is due up to the target: the page clock first
-                if step_to > page_now:
-                    self._run_page_to(step_to)
-                view = clock(step_to)
-            now = page_now = step_to
-            if session_acts or page_acts or now >= target:
-                seen = self.settle(view["counts"]["timeline"], view["status"] == "closed", run_to, answer=view)
-                now, page_now = seen["view"]["clock"]["nowMs"], seen["pageNow"] - EPOCH_MS
+            stop = self._advance(now, target, seen["view"])
+            answer = self.client.clock(self.session_id, toMs=stop["at"])
+            answers.append(answer)
+            view = answer["session"]
+            counts = view["counts"]["timeline"], view["status"] == "closed"
+            if stop["session"] and stop["page"]:  # the session's timers first, then the page's
+                self.settle(*counts, answer=view)
+            seen = self.settle(*counts, run_to=stop["at"] if stop["page"] else None, answer=view)
+            now = seen["view"]["clock"]["nowMs"]
         return answers
 
     def step(self, element: Mapping[str, Any], settled: bool = False) -> Union[list[m.InputResponse], m.StepsResponse]:

@@ -18,7 +18,8 @@ Fixtures:
   it (no `--allow-origin` for it) fails the test at once with `OriginRefused`, naming the flag.
 
 On a failing test the failure output gains, for each session the test made, the session's
-report (its violations with their details) and the tail of its timeline.
+report (its violations with their details and each one's timeline entry) and the tail of its
+timeline.
 
 Chromium: `TODAYSIM_BROWSER`, else Playwright's own when installed, else `chromium` on PATH
 (Debian's; Playwright cannot download its browsers everywhere). With pytest-playwright, say
@@ -183,21 +184,27 @@ def bridged_page(request: pytest.FixtureRequest, todaysim: Client, host_session:
         context.close()
 
 
+def entry_line(entry: m.TimelineEntry) -> str:
+    """One timeline entry as a failure shows it: `#seq atMs ms kind type [requestId] [[rule]]`."""
+    rule = f" [{entry['rule']}]" if entry.get("rule") else ""
+    request_id = f" {entry['requestId']}" if entry.get("requestId") else ""
+    return f"#{entry['seq']} {entry['atMs']} ms {entry['kind']} {entry['type']}{request_id}{rule}"
+
+
 def session_summary(client: Client, session_id: str) -> str:
-    """The session's report (each violation with its detail) and its timeline's last entries."""
+    """The session's report (each violation with its detail and, under it, its own timeline
+    entry, however far back) and its timeline's last entries."""
     lines = []
     try:
         report = client.report(session_id)
         lines.append(f"conforms: {report['conforms']}")
         for violation in report["violations"]:
             lines.append(f"  {violation['type']} at {violation['atMs']} ms: {violation['data'].get('detail', '')}")
+            lines.append(f"    {entry_line(violation)}")
         total = client.read_session(session_id)["counts"]["timeline"]
         entries = client.entries(session_id, after=max(0, total - TIMELINE_TAIL))
         lines.append(f"timeline (last {len(entries)} of {total}):")
-        for entry in entries:
-            rule = f" [{entry['rule']}]" if entry.get("rule") else ""
-            request_id = f" {entry['requestId']}" if entry.get("requestId") else ""
-            lines.append(f"  #{entry['seq']} {entry['atMs']} ms {entry['kind']} {entry['type']}{request_id}{rule}")
+        lines.extend(f"  {entry_line(entry)}" for entry in entries)
     except Exception as error:  # the failure output must not hide the test's own failure
         lines.append(f"(could not read the session: {error})")
     return "\n".join(lines)
