@@ -71,6 +71,17 @@ def test_a_page_without_the_bridge_is_told_to_load_it(pages: str, bridged_page: 
     assert "'bridge': False" in str(missed.value)
 
 
+def test_bridged_page_takes_the_pages_settle_timeout(pages: str, bridged_page: OpenBridgedPage) -> None:
+    """Issue 45, item 7 (as typescript/'s bridgedPage takes settleTimeoutMs)."""
+    patient = bridged_page(pages + "/today/index.html", settle_timeout=5)
+    assert patient.settle_timeout == 5.0
+    with pytest.raises(SettleTimeout) as missed:
+        bridged_page(pages + "/pages/no-bridge.html", settle_timeout=0.3)
+    assert "did not settle within 0.3 s" in str(missed.value), str(missed.value)
+    with pytest.raises(ValueError, match="settle_timeout is -1"):
+        bridged_page(pages + "/today/index.html", settle_timeout=-1)
+
+
 def test_a_page_with_the_bridge_is_not_told_to_load_it(pages: str, bridged_page: OpenBridgedPage) -> None:
     with pytest.raises(SettleTimeout) as missed:
         bridged_page(pages + "/pages/timer.html?hang=1")

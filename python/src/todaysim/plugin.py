@@ -151,18 +151,21 @@ def todaysim_browser(request: pytest.FixtureRequest) -> Iterator[Optional[Browse
         browser.close()
 
 
-#: `bridged_page(url=None, **session_fields)` → an opened `BridgedPage`.
+#: `bridged_page(url=None, settle_timeout=None, **session_fields)` → an opened `BridgedPage`.
 OpenBridgedPage = Callable[..., BridgedPage]
 
 
 @pytest.fixture
 def bridged_page(request: pytest.FixtureRequest, todaysim: Client, host_session: HostSession,
                  todaysim_browser: Optional[Browser]) -> Iterator[OpenBridgedPage]:
-    """`bridged_page(url=None, **session_fields)` → an opened `BridgedPage`."""
+    """`bridged_page(url=None, settle_timeout=None, **session_fields)` → an opened `BridgedPage`
+    (`settle_timeout`: seconds of wall time a settle may take, 2.0 when not given)."""
     contexts: list[BrowserContext] = []
     opened: list[Page] = []
 
-    def open_page(url: Optional[str] = None, **fields: Any) -> BridgedPage:
+    def open_page(url: Optional[str] = None, settle_timeout: Optional[float] = None, **fields: Any) -> BridgedPage:
+        if settle_timeout is not None and not (isinstance(settle_timeout, (int, float)) and 0 < settle_timeout < 3600):
+            raise ValueError(f"settle_timeout is {settle_timeout!r}: seconds of wall time, more than 0 and less than 3600")
         target: Optional[str] = url or request.config.getoption("todaysim_page") or os.environ.get("TODAY_PAGE_URL")
         if not target:
             raise pytest.UsageError("bridged_page needs the page under test: bridged_page(url), --todaysim-page URL or TODAY_PAGE_URL")
@@ -177,7 +180,8 @@ def bridged_page(request: pytest.FixtureRequest, todaysim: Client, host_session:
             contexts.append(context)
             page = context.new_page()
         opened.append(page)
-        return BridgedPage(todaysim, view["id"], page, target).open()
+        return BridgedPage(todaysim, view["id"], page, target,
+                           settle_timeout=2.0 if settle_timeout is None else float(settle_timeout)).open()
 
     yield open_page
     for context in contexts:
