@@ -20,6 +20,7 @@ import time
 import xml.etree.ElementTree as ET
 from typing import TYPE_CHECKING, Optional
 
+from .browser import browser_executable
 from .client import Client, TodaysimError
 
 if TYPE_CHECKING:
@@ -89,7 +90,6 @@ def main(argv: Optional[list[str]] = None) -> int:
         check_origin(client, options.url)  # before a browser starts: a refused origin is named at once
         from playwright.sync_api import sync_playwright
 
-        from .plugin import browser_executable
         started = time.monotonic()
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=browser_executable(playwright))
