@@ -16,8 +16,9 @@ one step at a time with a settle after each, and the invariant is the contract m
 verdict: the session's report conforms after every settled step.
 
 Hypothesis only generates (its `generate` phase: `settings`, `@seed`, no database, quiet): the
-first example that breaks the contract is recorded by the invariant itself and raised, and the
-explorer's own pass (`minimize`) shrinks it, replaying candidates on fresh sessions, for at most
+first example that breaks the contract is recorded by the invariant itself, which ends the run
+there (`Stop`: not an `Exception`, so Hypothesis does not run the example again to report it), and
+the explorer's own pass (`minimize`) shrinks it, replaying candidates on fresh sessions, for at most
 `shrink_seconds`. `explore()` returns the scenario as host steps in `/steps` element form, as a
 pytest test to paste, and with the failing session's export (which reproduces the violation
 without a page).
@@ -49,9 +50,10 @@ from hypothesis.stateful import invariant, precondition, rule, run_state_machine
 from ..client import Client, Script
 from ..page import OriginRefused, SettleTimeout, check_origin
 from .machine import (BEHIND, FEW_MS, MOVES_MS, PAGE_WORK_MS, SECOND_INPUTS, STEPS, THEN, THRESHOLDS_MS, Breach,
-                      HostExplorer, Step, _Run, gaps)
+                      HostExplorer, Step, Stop, _Run, gaps)
 from .pages import RECYCLE_AFTER, Pages
 from .shrink import merged, minimize, reproduces
+from .timing import Timings
 
 
 @dataclass
@@ -68,6 +70,8 @@ class Found:
     #: Of `examples`, those Hypothesis gave up mid-way (a draw it rejected), by exception name;
     #: `max_examples` does not count them, so a run of N examples runs N + these.
     discarded: dict[str, int] = field(default_factory=dict)
+    #: Where the run's time went (`Timings.lines(examples)` prints it), the shrinking's replays included.
+    timings: Optional[Timings] = None
 
     @property
     def codes(self) -> list[str]:
@@ -112,7 +116,8 @@ class Found:
 
 def explore(page_url: str, client: Client, browser: Any, *, examples: int = 100, seed: Optional[int] = None,
             steps: int = STEPS, machine: type[HostExplorer] = HostExplorer, session_fields: Optional[dict[str, Any]] = None,
-            settle_timeout: float = 2.0, shrink_seconds: float = 120, fresh_pages: bool = False) -> Found:
+            settle_timeout: float = 2.0, shrink_seconds: float = 120, fresh_pages: bool = False,
+            load_ahead: bool = False) -> Found:
     """Runs the explorer against `page_url` (`examples` examples of at most `steps` rules; `seed`
     makes the run repeatable). A breach is shrunk by `minimize` for at most `shrink_seconds`.
     Returns what it found (its `export` is the session that showed the breach, replayed on a
@@ -120,12 +125,14 @@ def explore(page_url: str, client: Client, browser: Any, *, examples: int = 100,
     starts when the server does not let pages of `page_url`'s origin call it, `SettleTimeout`
     (or another error) when it could not explore. Every session the run made is purged when it
     returns or raises. `fresh_pages=True` gives every example a new browser context and page
-    instead of the cleared one (`Pages`)."""
+    instead of the cleared one (`Pages`); `load_ahead=True` loads the next example's page in a
+    second context while an example runs (`Pages`, `ahead`)."""
     check_origin(client, page_url)
-    pages = Pages(browser, client, page_url, session_fields=session_fields, settle_timeout=settle_timeout, fresh=fresh_pages)
+    pages = Pages(browser, client, page_url, session_fields=session_fields, settle_timeout=settle_timeout, fresh=fresh_pages,
+                  ahead=load_ahead)
     run = _Run(pages)
     explorer: type[HostExplorer] = type(machine.__name__, (machine,), {
-        "page_url": page_url, "client": client, "browser": browser, "run": run})
+        "page_url": page_url, "client": pages.client, "browser": browser, "run": run})
     if seed is not None:
         explorer = fixed_seed(seed)(explorer)
     options = Settings(max_examples=examples, stateful_step_count=steps, deadline=None, database=None,
@@ -134,16 +141,19 @@ def explore(page_url: str, client: Client, browser: Any, *, examples: int = 100,
     try:
         try:
             run_state_machine_as_test(explorer, settings=options)
+        except Stop:
+            pass  # the first breach, recorded with its steps and session: the explorer shrinks it
         except (Breach, Flaky):
-            # A breach; or the example that showed one did not show it again when Hypothesis
-            # ran it once more (a page that does not behave the same every time): the first
-            # breach, recorded with its steps and session, is what the explorer shrinks.
+            # A breach raised by a rule of a subclass' own after the first; or Hypothesis finding
+            # a draw that did not go as the same draw went before (a page that does not behave
+            # the same every time, seen through a precondition) once a breach was recorded.
             if run.breach is None:
                 raise
         if run.breach is None or run.session_id is None:
-            return Found(page_url, run.examples, discarded=dict(run.discarded))
+            pages.timings.stop()
+            return Found(page_url, run.examples, discarded=dict(run.discarded), timings=pages.timings)
         found = Found(page_url, run.examples, breach=run.breach, steps=list(run.steps), found_after=run.found_after,
-                      discarded=dict(run.discarded))
+                      discarded=dict(run.discarded), timings=pages.timings)
         session = run.session_id
         if not any("custom" in step for step in found.steps):
             code = found.codes[0]
@@ -167,6 +177,7 @@ def explore(page_url: str, client: Client, browser: Any, *, examples: int = 100,
                 session = shortest[0]
                 found.breach = Breach(client.report(session)["violations"])
         found.export = client.export_all(session)
+        pages.timings.stop()
         return found
     finally:
         pages.discard()
@@ -177,4 +188,4 @@ def explore(page_url: str, client: Client, browser: Any, *, examples: int = 100,
 
 __all__ = ["HostExplorer", "Breach", "Found", "Pages", "explore", "minimize", "reproduces", "merged", "gaps",
            "SettleTimeout", "OriginRefused", "MOVES_MS", "THRESHOLDS_MS", "PAGE_WORK_MS", "FEW_MS", "THEN", "BEHIND",
-           "SECOND_INPUTS", "STEPS", "RECYCLE_AFTER", "Step", "rule", "invariant", "precondition"]
+           "SECOND_INPUTS", "STEPS", "RECYCLE_AFTER", "Step", "Timings", "rule", "invariant", "precondition"]

@@ -14,6 +14,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 from ..client import Client
 from ..models import TimelineEntry
 from .pages import Pages
+from .timing import PURGE, VERDICT, step_part
 
 Step = dict[str, Any]
 
@@ -63,6 +64,12 @@ class Breach(AssertionError):
         return [v["type"] for v in self.violations]
 
 
+class Stop(BaseException):
+    """Ends the run at its first breach (recorded in the run). Not an `Exception`: Hypothesis
+    passes it on at once, as it does `KeyboardInterrupt`, where a failure would make it run the
+    example again to report it — an example more for a breach the explorer shrinks itself."""
+
+
 @dataclass
 class _Run:
     """One `explore` call's bookkeeping, shared by its examples."""
@@ -107,7 +114,8 @@ class HostExplorer(RuleBasedStateMachine):
         self.steps.append(element)
         # A clock move starts from the last settle unless a rule of a subclass' own (`custom`)
         # may have touched the page since.
-        answer = self.page.step(element, settled=self.untouched)
+        with type(self).run.pages.timings.part(step_part(element)):
+            answer = self.page.step(element, settled=self.untouched)
         self.untouched = True
         return answer
 
@@ -218,30 +226,31 @@ class HostExplorer(RuleBasedStateMachine):
         # those), so a conforming step costs no request; a breach reads the report.
         if self.page.view["counts"]["violations"] == 0:
             return
-        report = type(self).client.report(self.session_id)
+        run = type(self).run
+        with run.pages.timings.part(VERDICT):
+            report = type(self).client.report(self.session_id)
         if report["conforms"]:
             return
         self.breach = Breach(report["violations"])
-        run = type(self).run
-        # The first breach is the one the explorer shrinks (Hypothesis then runs its example
-        # once more, to report it: that run's breach is not recorded).
-        if run.breach is None:
-            run.breach, run.found_after = self.breach, run.examples
-            run.steps, run.session_id = list(self.steps), self.session_id
-        raise self.breach
+        if run.breach is not None:  # (a breach in a rule of a subclass' own, after the first)
+            raise self.breach
+        # The first breach is the one the explorer shrinks: the run stops there.
+        run.breach, run.found_after = self.breach, run.examples
+        run.steps, run.session_id = list(self.steps), self.session_id
+        raise Stop() from self.breach
 
     def teardown(self) -> None:
         run = type(self).run
         # How the example ended: teardown runs in Hypothesis' `finally`, so the exception that
         # ends the example, if any, is the one being handled.
         ending = sys.exc_info()[1]
-        if ending is None or isinstance(ending, Breach):
+        if ending is None or isinstance(ending, (Breach, Stop)):
             run.ran += 1
         else:
             name = type(ending).__name__
             run.discarded[name] = run.discarded.get(name, 0) + 1
         run.pages.close(self.page)
         if self.breach is None:
-            with contextlib.suppress(Exception):
+            with run.pages.timings.part(PURGE), contextlib.suppress(Exception):
                 type(self).client.delete_session(self.session_id)
                 run.made.remove(self.session_id)

@@ -9,6 +9,7 @@ from typing import Callable, Optional
 
 from .machine import Step
 from .pages import Pages
+from .timing import PURGE, VERDICT, step_part
 
 
 def reproduces(pages: Pages, steps: list[Step], code: str) -> Optional[str]:
@@ -20,14 +21,17 @@ def reproduces(pages: Pages, steps: list[Step], code: str) -> Optional[str]:
     try:
         for step in [None] + steps:
             if step is not None:
-                page.step(step, settled=True)
-            if page.view["counts"]["violations"] and code in [v["type"] for v in client.report(session_id)["violations"]]:
-                found = True
-                break
+                with pages.timings.part(step_part(step)):
+                    page.step(step, settled=True)
+            if page.view["counts"]["violations"]:
+                with pages.timings.part(VERDICT):
+                    found = code in [v["type"] for v in client.report(session_id)["violations"]]
+                if found:
+                    break
     finally:
         pages.close(page)
         if not found:
-            with contextlib.suppress(Exception):
+            with pages.timings.part(PURGE), contextlib.suppress(Exception):
                 client.delete_session(session_id)
     return session_id if found else None
 
