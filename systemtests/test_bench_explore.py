@@ -9,8 +9,8 @@
   shrunk scenario's length beside the shortest known.
 
 Beside each of the first two, where the time goes (`todaysim.explore.timing`): each part of an
-example (its start: session, page load, first settle; its inputs; its clock moves; the verdict;
-its end: the page cleared; the sessions' purge) in milliseconds an example, the HTTP requests and
+example (its start: the page cleared, session, page load, first settle; its inputs; its clock
+moves; the verdict; its end: the page sent to about:blank; the sessions' purge) in milliseconds an example, the HTTP requests and
 CDP commands made in it (how many an example, how long each), and what no part holds (Hypothesis
 drawing rules and values, in the explorer's own examples).
 

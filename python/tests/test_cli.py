@@ -59,6 +59,6 @@ def test_timings_say_where_the_time_went(today_page: str) -> None:
     shown = run([today_page, "--examples", "2", "--seed", "1", "--timings"])
     assert shown.returncode == 0, shown.stdout[-2000:] + shown.stderr[-2000:]
     table = shown.stdout.split("where the time goes: ", 1)[1]
-    for part in ("example start: session, page load, first settle", "steps: inputs", "example end: page cleared",
+    for part in ("example start: page cleared, session, page load, first settle", "steps: inputs", "example end: page left",
                  "HTTP create_session", "CDP Runtime.evaluate", "Hypothesis (drawing rules and values)", "an example in all"):
         assert part in table, (part, table)

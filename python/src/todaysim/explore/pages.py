@@ -21,9 +21,11 @@ class Pages:
     context and page reused from example to example and cleared between them, which leaves
     nothing of one example for the next:
 
-    - the document: the page leaves it for `about:blank` by its own navigation, so the example's
-      document has unloaded (its unload handlers run, its scripts, timers, event stream and
-      workers gone) before anything is cleared, and the blank document has the page's origin;
+    - the document: the page leaves it for `about:blank` by its own navigation as the example
+      ends (not waited for), and the next example's start waits until the blank document is
+      there, so the example's document has unloaded (its unload handlers run, its scripts,
+      timers, event stream and workers gone) before anything is cleared, and the blank document
+      has the page's origin;
     - storage: there, the origin's session storage is cleared (it belongs to the tab), then
       everything else of the origin (`Storage.clearDataForOrigin`, all types: local storage,
       IndexedDB, Cache Storage, service workers, cookies, file systems), then every cookie of
@@ -99,7 +101,12 @@ class Pages:
             if tab.bridged is None and tab.served >= self.recycle_after:
                 self._drop(tab)
             elif tab.bridged is None:
-                return tab
+                try:
+                    if tab.left:
+                        tab.clear()
+                    return tab
+                except Exception:
+                    self._drop(tab)
         tab = Tab(self)
         self.tabs.append(tab)
         self.contexts += 1
@@ -142,15 +149,13 @@ class Pages:
         tab = next((tab for tab in self.tabs if tab.bridged is bridged), None)
         if tab is None:
             return
+        tab.bridged, tab.running = None, False  # (the caller deletes the session)
         if tab.cdp is None or tab.foreign:  # a page of its own (`fresh`), or one that showed another origin
-            tab.bridged = None  # (the caller deletes the session)
             self._drop(tab)
             return
         try:
-            tab.clear()
-            tab.bridged, tab.running = None, False
+            tab.leave()
         except Exception:
-            tab.bridged = None
             self._drop(tab)
 
     def _drop(self, tab: Tab) -> None:
@@ -206,6 +211,7 @@ class Tab:
         self.opened = False  # whether its context's first document went through `BridgedPage.open`
         self.navigation: Optional[dict[str, Any]] = None  # Page.navigate's answer for a page loading ahead
         self.served = 0
+        self.left = False  # whether an example's page was sent to about:blank and not cleared since
         self.foreign: set[str] = set()  # origins other than the page's that a frame showed
 
     def _forward(self, handler: str, event: Union[Any, Exception]) -> None:
@@ -216,15 +222,22 @@ class Tab:
         if frame.url != "about:blank" and origin_of(frame.url) != self.pages.origin:
             self.foreign.add(frame.url)
 
-    def clear(self) -> None:
-        """Leaves nothing of the example before (see `Pages`); raises when it cannot."""
+    def leave(self) -> None:
+        """Sends the page to `about:blank` by its own navigation (so the blank document keeps its
+        origin), not waiting for it: `clear`, when the next example needs the tab, finds it
+        there (meanwhile the caller deletes the session and Hypothesis draws the next example)."""
         # Evaluated on the CDP session (a trip straight to Chromium; page.evaluate first finds
-        # the new document's context through Playwright, several trips).
-        origin = self.pages.origin
+        # the document's context through Playwright, several trips).
+        self.left = True
         with contextlib.suppress(Exception):  # the evaluation may end with its document
             self.cdp.send("Runtime.evaluate", {"expression": "location.replace('about:blank')"})
-        # Chromium commits about:blank at once (the old document unloaded first): the evaluation
-        # after it finds the blank document, or is made again until it does.
+
+    def clear(self) -> None:
+        """Leaves nothing of the example before (see `Pages`) once the page is on `about:blank`
+        (`leave`); raises when it cannot."""
+        origin = self.pages.origin
+        # The evaluation finds the blank document once the example's has unloaded, or is made
+        # again until it does.
         end = time.monotonic() + self.pages.settle_timeout
         found: Any = None
         while found is None and time.monotonic() < end:
@@ -235,6 +248,7 @@ class Tab:
             raise RuntimeError(f"the blank page's origin is {found}, not {origin}")
         self.cdp.send("Storage.clearDataForOrigin", {"origin": origin, "storageTypes": "all"})
         self.context.clear_cookies()
+        self.left = False
 
     def close(self) -> None:
         with contextlib.suppress(Exception):

@@ -17,9 +17,9 @@ from typing import Any, Iterator, Optional, cast
 from ..client import Client
 
 #: The parts, in the order they are printed (an example's life).
-START, INPUTS, MOVES, VERDICT, END, PURGE = ("example start: session, page load, first settle", "steps: inputs",
-                                             "steps: clock moves", "verdict: report reads", "example end: page cleared",
-                                             "sessions purged")
+START, INPUTS, MOVES, VERDICT, END, PURGE = ("example start: page cleared, session, page load, first settle",
+                                             "steps: inputs", "steps: clock moves", "verdict: report reads",
+                                             "example end: page left for about:blank", "sessions purged")
 PARTS = (START, INPUTS, MOVES, VERDICT, END, PURGE)
 #: What an evaluation in the page is named by: the page driver's functions, the page clock, the clearing's.
 EVALUATED = re.compile(r"__todaysim\w+|__pwClock|location\.replace|sessionStorage\.clear")
