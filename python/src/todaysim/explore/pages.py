@@ -132,16 +132,17 @@ class Pages:
                 tab.opened = True
             else:
                 # The page clock stays paused from the example before; the document takes the
-                # new session's time as it loads (`BridgedPage.open`).
-                # The blank document navigates itself (answered at once, where Page.navigate is
-                # answered once the new document commits).
-                tab.navigation = tab.cdp.send("Runtime.evaluate", {"expression": f"location.href = {json.dumps(tab.bridged.address)}"})
+                # new session's time as it loads (`BridgedPage.open`). The blank document
+                # navigates itself: answered at once, where Page.navigate waits for the commit.
+                navigate = f"location.href = {json.dumps(tab.bridged.address)}"
+                tab.navigation = tab.cdp.send("Runtime.evaluate", {"expression": navigate})
         except BaseException:
             self._drop(tab)
             raise
 
     def close(self, bridged: BridgedPage) -> None:
-        """Ends an example: its page cleared for the next one (or its context closed)."""
+        """Ends an example: its page sent to `about:blank`, to be cleared as the next example starts
+        (or its context closed)."""
         with self.timings.part(END):
             self._close(bridged)
 
@@ -209,7 +210,7 @@ class Tab:
         self.bridged: Optional[BridgedPage] = None  # the example's page in it: loading ahead, or running
         self.running = False  # whether `bridged` is an example's (handed out by `open`)
         self.opened = False  # whether its context's first document went through `BridgedPage.open`
-        self.navigation: Optional[dict[str, Any]] = None  # Page.navigate's answer for a page loading ahead
+        self.navigation: Optional[dict[str, Any]] = None  # the answer to a page loading ahead's navigation
         self.served = 0
         self.left = False  # whether an example's page was sent to about:blank and not cleared since
         self.foreign: set[str] = set()  # origins other than the page's that a frame showed
