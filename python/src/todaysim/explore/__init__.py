@@ -150,7 +150,6 @@ def explore(page_url: str, client: Client, browser: Any, *, examples: int = 100,
             if run.breach is None:
                 raise
         if run.breach is None or run.session_id is None:
-            pages.timings.stop()
             return Found(page_url, run.examples, discarded=dict(run.discarded), timings=pages.timings)
         found = Found(page_url, run.examples, breach=run.breach, steps=list(run.steps), found_after=run.found_after,
                       discarded=dict(run.discarded), timings=pages.timings)
@@ -177,10 +176,10 @@ def explore(page_url: str, client: Client, browser: Any, *, examples: int = 100,
                 session = shortest[0]
                 found.breach = Breach(client.report(session)["violations"])
         found.export = client.export_all(session)
-        pages.timings.stop()
         return found
     finally:
         pages.discard()
+        pages.timings.stop()
         for session_id in run.made:
             with contextlib.suppress(Exception):
                 client.delete_session(session_id)

@@ -9,7 +9,7 @@ from typing import Any, Optional, Union
 
 from ..client import Client
 from ..page import EPOCH_MS, BridgedPage, origin_of
-from .timing import END, START, Timings
+from .timing import END, PURGE, START, Timings
 
 #: Examples one browser context and page serve before both are made anew: the default budget
 #: (25 while every clock move added an init script to the context, which every later document ran).
@@ -36,7 +36,8 @@ class Pages:
     - the clock: the context's page clock stays paused, and the new document takes the new
       session's time as it loads (`BridgedPage.open`: read from the session by an init script),
       and the load is refused unless the page then reads exactly the session's time;
-    - the session: a new one per example (the caller deletes it);
+    - the session: a new one per example (the caller deletes it), made as the example before
+      ends, while its document unloads;
     - ahead (`ahead=True`): two such contexts take turns, and while an example runs in one, the
       next example's session is made and its page loads in the other (a navigation that is not
       waited for), so an example starts with its page loaded: only its first settle is waited
@@ -62,6 +63,7 @@ class Pages:
         self.ahead = ahead and not fresh
         self.tabs: list[Tab] = []  # the contexts serving examples (two when loading ahead)
         self.ready: Optional[Tab] = None  # the tab the next example's page is loading in, when one is
+        self.spare: Optional[str] = None  # a session made for the next example while the last one's page unloads
         #: Contexts made (a context per example with `fresh`).
         self.contexts = 0
 
@@ -123,7 +125,7 @@ class Pages:
     def _load(self, tab: Tab, wait: bool) -> None:
         """A new session and its page in `tab`: loaded and settled (`BridgedPage.open`: the context's
         clock and scripts set up the first time) when `wait`, else a navigation not waited for."""
-        session_id = self.client.create_session("explorer", **self.session_fields)["id"]
+        session_id, self.spare = self.spare or self.client.create_session("explorer", **self.session_fields)["id"], None
         tab.bridged = BridgedPage(self.client, session_id, tab.page, self.page_url, settle_timeout=self.settle_timeout,
                                   cdp=tab.cdp, listen=tab.cdp is None)
         try:
@@ -158,6 +160,9 @@ class Pages:
             tab.leave()
         except Exception:
             self._drop(tab)
+            return
+        if self.spare is None:  # while the document unloads: the next example's session
+            self.spare = self.client.create_session("explorer", **self.session_fields)["id"]
 
     def _drop(self, tab: Tab) -> None:
         """Closes `tab`'s context; a session loaded ahead in it (no example's yet) is deleted."""
@@ -171,10 +176,15 @@ class Pages:
         tab.close()
 
     def discard(self) -> None:
-        """Closes every context (the next `open` makes a new one); the session of a page loaded
-        ahead is deleted (an example's is the caller's)."""
+        """Closes every context (the next `open` makes a new one); the sessions made for an
+        example that did not come (loaded ahead, or made as the last one ended) are deleted (an
+        example's is the caller's)."""
         for tab in list(self.tabs):
             self._drop(tab)
+        if self.spare is not None:
+            with self.timings.part(PURGE), contextlib.suppress(Exception):
+                self.client.delete_session(self.spare)
+            self.spare = None
 
     @property
     def page(self) -> Any:
