@@ -152,11 +152,14 @@ def test_the_explorer_runs_with_only_its_extra_installed(wheel: pathlib.Path, tm
     the wheel (by pip, so its console script is made) and its `explore` closure, copied from this
     venv (offline: the same files pip would fetch) — and no pytest; the command then explores the
     fixture page for real, from outside the clone."""
+    # Nothing of this run's environment reaches the venv's processes (PYTHONPATH would put a
+    # source tree's todaysim beside the wheel's, and make pip take it as installed).
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("PYTHON", "TODAYSIM_", "VIRTUAL_ENV"))}
     venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120, env=env)
     python = venv / "bin" / "python"
     site = pathlib.Path(subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                                       capture_output=True, text=True, check=True).stdout.strip())
+                                       capture_output=True, text=True, check=True, env=env).stdout.strip())
     closure = installed_closure(wheel, "explore")
     assert {"hypothesis", "playwright", "httpx"} <= set(closure) and not {"pytest", "todaysim"} & set(closure), closure
     for distribution in closure.values():
@@ -172,11 +175,10 @@ def test_the_explorer_runs_with_only_its_extra_installed(wheel: pathlib.Path, tm
                 shutil.copy2(source, target)
     pip = [sys.executable, "-m", "pip", "--python", str(python), "--disable-pip-version-check"]
     installed = subprocess.run(pip + ["install", "-q", "--no-deps", "--no-index", str(wheel)], capture_output=True,
-                               text=True, timeout=600)
+                               text=True, timeout=600, env=env)
     assert installed.returncode == 0, installed.stderr[-2000:]
-    checked = subprocess.run(pip + ["check"], capture_output=True, text=True, timeout=120)
+    checked = subprocess.run(pip + ["check"], capture_output=True, text=True, timeout=120, env=env)
     assert checked.returncode == 0, checked.stdout + checked.stderr
-    env = {key: value for key, value in os.environ.items() if not key.startswith(("PYTHON", "TODAYSIM_", "VIRTUAL_ENV"))}
     env.update(TODAYSIM_URL=str(todaysim_server.url), TODAYSIM_BROWSER=os.environ.get("TODAYSIM_BROWSER") or "chromium")
     if todaysim_server.token:
         env["TODAYSIM_TOKEN"] = todaysim_server.token
