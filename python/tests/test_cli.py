@@ -51,3 +51,14 @@ def test_the_count_is_the_examples_asked_for(todaysim: Client, todaysim_browser:
     expected = "5 examples" + (f" (+{stopped} Hypothesis stopped mid-way, which it does not count)" if stopped else "")
     assert found.tally == expected
     assert found.describe() == f"{expected} against {today_page}: no breach of the contract found"
+
+
+def test_timings_say_where_the_time_went(today_page: str) -> None:
+    """`--timings` prints, after the outcome, each part of an example with the requests and CDP
+    commands made in it (issue 45, item 8)."""
+    shown = run([today_page, "--examples", "2", "--seed", "1", "--timings"])
+    assert shown.returncode == 0, shown.stdout[-2000:] + shown.stderr[-2000:]
+    table = shown.stdout.split("where the time goes: ", 1)[1]
+    for part in ("example start: page cleared, session, page load, first settle", "steps: inputs", "example end: page left",
+                 "HTTP create_session", "CDP Runtime.evaluate", "Hypothesis (drawing rules and values)", "an example in all"):
+        assert part in table, (part, table)

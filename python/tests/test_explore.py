@@ -13,6 +13,7 @@ unseeded figures are also in Scripts/bench --explore."""
 from __future__ import annotations
 
 import os
+import time
 from collections import Counter
 from typing import Any, Callable
 
@@ -21,7 +22,8 @@ from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
 from todaysim.client import Client
-from todaysim.explore import BEHIND, FEW_MS, PAGE_WORK_MS, THRESHOLDS_MS, Found, Pages, explore, gaps, minimize
+from todaysim.explore import BEHIND, FEW_MS, PAGE_WORK_MS, THRESHOLDS_MS, Found, Pages, Timings, explore, gaps, minimize
+from todaysim.explore.timing import END, INPUTS, MOVES, PURGE, START
 from todaysim.page import EPOCH_MS, BridgedPage
 
 BUDGET = 100  # the explorer's default --examples
@@ -82,6 +84,47 @@ def test_the_conforming_page_stays_clean(todaysim: Client, browser: Any, today_p
     found = explore(today_page, todaysim, browser, examples=CLEAN_EXAMPLES, seed=SEED)
     assert found.breach is None, found.describe()
     assert found.examples >= CLEAN_EXAMPLES
+    # Where the time went: every example started and ended in its parts, its session made as
+    # the one before ended (the first's as it starts; one more as the last ends, never used)
+    # and purged, and every step's requests in the steps' parts.
+    timings = found.timings
+    assert timings is not None
+    assert timings.entered[START] == timings.entered[END] == found.examples
+    made = {part: timings.trips[part]["HTTP create_session"][1] for part in (START, END)}
+    assert made == {START: 1, END: found.examples}, made
+    assert timings.trips[PURGE]["HTTP delete_session"][1] == found.examples + 1
+    inputs, moves = timings.entered[INPUTS], timings.entered[MOVES]
+    assert inputs >= found.examples and timings.trips[INPUTS]["HTTP steps"][1] == inputs
+    assert moves and timings.trips[MOVES]["HTTP clock"][1] >= moves
+    assert "outside the parts" not in timings.trips, timings.trips["outside the parts"]
+    table = "\n".join(timings.lines(found.examples))
+    assert f"{found.examples} examples, {inputs + moves} steps" in table and "Hypothesis" in table, table
+
+
+def test_a_part_inside_another_pauses_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    now = [0.0]
+    monkeypatch.setattr(time, "perf_counter", lambda: now[0])  # the timings' clock
+    timings = Timings()
+    with timings.part("outer"):
+        now[0] += 1
+        with timings.part("inner"):
+            now[0] += 2
+            timings.trip("HTTP read_session", 0.5)
+            timings.trip("HTTP read_session", 0.25)
+        now[0] += 3
+    timings.trip("HTTP health", 0.125)
+    now[0] += 10
+    timings.stop()
+    assert (dict(timings.seconds), dict(timings.entered)) == ({"outer": 4.0, "inner": 2.0}, {"outer": 1, "inner": 1})
+    assert timings.trips["inner"]["HTTP read_session"] == [0.75, 2]
+    assert timings.trips["outside the parts"]["HTTP health"] == [0.125, 1]
+    lines = timings.lines(2)
+    # ms an example (2): each part's own time; what no part holds, 16 s less the parts' 6 s.
+    shown = {line.split()[0]: line.split()[-1] for line in lines if line.strip().startswith(("outer", "inner"))}
+    assert shown == {"outer": "2000.0", "inner": "1000.0"}, lines
+    assert "    HTTP read_session                                 1.0 × 375.00 =    375.0" in lines, lines
+    assert lines[-2].strip().startswith("Hypothesis") and lines[-2].endswith(" 5000.0"), lines
+    assert lines[-1].split()[-4] == "8000.0", lines  # 16 s in all, over 2
 
 
 @pytest.mark.long
@@ -130,6 +173,15 @@ def test_each_planted_bug_is_found_and_shrunk(bug: str, todaysim: Client, browse
     check_found(bug, found, todaysim, bridged_page)
 
 
+def test_loaded_ahead_a_bug_is_found_and_shrunk_as_on_one_page(todaysim: Client, browser: Any, today_page: str,
+                                                                bridged_page: Callable[..., BridgedPage]) -> None:
+    """`load_ahead=True` (the next example's page loading in a second context while one runs)
+    finds and shrinks a planted bug as the one cleared page does."""
+    found = explore(f"{today_page}?bug=double", todaysim, browser, examples=BUDGET, seed=SEED,
+                    shrink_seconds=SHRINK_SECONDS, load_ahead=True)
+    check_found("double", found, todaysim, bridged_page)
+
+
 @pytest.mark.long
 @pytest.mark.parametrize("bug", sorted(PLANTED))
 def test_each_planted_bug_is_found_and_shrunk_unseeded(request: pytest.FixtureRequest, bug: str, todaysim: Client,
@@ -166,8 +218,13 @@ READ = """async () => ({
 })"""
 
 
-def test_an_example_leaves_nothing_for_the_next(todaysim: Client, browser: Any, today_page: str) -> None:
-    pages = Pages(browser, todaysim, today_page)
+@pytest.mark.parametrize("ahead", [False, True], ids=["one page", "loaded ahead"])
+def test_an_example_leaves_nothing_for_the_next(ahead: bool, todaysim: Client, browser: Any, today_page: str) -> None:
+    """Examples one after another, as the explorer runs them (one page; or, loading ahead, two
+    contexts taking turns, the next example's page loading in the other while one runs): the
+    first leaves every kind of storage behind; neither the second nor the third (the first's
+    page, cleared) sees any of it, and each starts at its own session's start."""
+    pages = Pages(browser, todaysim, today_page, ahead=ahead)
     try:
         first = pages.open()
         first.step(wait(7000))
@@ -181,18 +238,23 @@ def test_an_example_leaves_nothing_for_the_next(todaysim: Client, browser: Any, 
         pages.close(first)
         todaysim.delete_session(first.session_id)
 
-        second = pages.open()
-        # The same page, cleared: nothing of the first example is there.
-        assert second.page is first.page and pages.contexts == 1
-        seen = second.page.evaluate(READ)
-        assert {key: value for key, value in seen.items() if key != "now"} == {
-            "local": [], "session": [], "cookie": "", "name": "", "databases": [], "caches": [], "workers": 0}
-        # A session of its own, at its own start, and the page clock back at it.
-        view = todaysim.read_session(second.session_id)
-        assert second.session_id != first.session_id
-        assert (view["clock"]["nowMs"], view["document"]["loadId"], seen["now"]) == (0, 1, EPOCH_MS)
-        pages.close(second)
-        todaysim.delete_session(second.session_id)
+        opened = []
+        for _ in range(2):
+            later = pages.open()
+            opened.append(later)
+            seen = later.page.evaluate(READ)
+            assert {key: value for key, value in seen.items() if key != "now"} == {
+                "local": [], "session": [], "cookie": "", "name": "", "databases": [], "caches": [], "workers": 0}
+            # A session of its own, at its own start, and the page clock back at it.
+            view = todaysim.read_session(later.session_id)
+            assert later.session_id != first.session_id
+            assert (view["clock"]["nowMs"], view["document"]["loadId"], seen["now"]) == (0, 1, EPOCH_MS)
+            pages.close(later)
+            todaysim.delete_session(later.session_id)
+        second, third = opened
+        # Ahead: the other context, then the first's page again, cleared: two contexts in all.
+        assert (second.page is first.page) is not ahead and third.page is first.page
+        assert pages.contexts == (2 if ahead else 1)
     finally:
         pages.discard()
 

@@ -1,13 +1,16 @@
 """The package as a Python reviewer installs it (issue 37, item 2): `pip install todaysim` needs
 httpx alone, `todaysim[pytest]`, `todaysim[explore]` and `todaysim[test]` add the rest; the
-client imports none of pytest, Playwright or Hypothesis; the pytest plugin is active only where a
+client imports none of pytest, Playwright or Hypothesis; `todaysim[explore]` alone runs
+`todaysim-explore` (issue 45, item 6: no pytest); the pytest plugin is active only where a
 project asks for it (no `pytest11` entry point); the JavaScript it adds to pages ships as the
 repository's own `Web/` files."""
 from __future__ import annotations
 
 import email.message
 import email.parser
+import importlib.metadata
 import json
+import os
 import pathlib
 import re
 import shutil
@@ -16,6 +19,7 @@ import sys
 import zipfile
 
 import pytest
+from packaging.requirements import Requirement
 
 from todaysim.plugin import TodaysimServer
 
@@ -116,6 +120,75 @@ def test_the_explorer_command_without_its_extra_names_it() -> None:
     ran = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert ran.returncode == 2, ran.stderr[-2000:]
     assert "pip install 'todaysim[explore]'" in ran.stderr and "Traceback" not in ran.stderr
+
+
+def installed_closure(wheel: pathlib.Path, extra: str) -> dict[str, importlib.metadata.Distribution]:
+    """The distributions `pip install 'todaysim[extra]'` installs besides todaysim, by name, as
+    this venv holds them: the wheel's own requirements (its unconditional ones and `extra`'s),
+    then theirs, each marker evaluated for this interpreter; a version outside a requirement's
+    range fails the test (the copy would not be what pip installs)."""
+    wanted = [(Requirement(line), extra) for line in
+              email.parser.Parser().parsestr(dist_info(wheel, "METADATA")).get_all("Requires-Dist") or []]
+    found: dict[str, importlib.metadata.Distribution] = {}
+    while wanted:
+        requirement, context = wanted.pop()
+        if requirement.marker is not None and not requirement.marker.evaluate({"extra": context}):
+            continue
+        distribution = importlib.metadata.distribution(requirement.name)
+        assert requirement.specifier.contains(distribution.version, prereleases=True), (requirement, distribution.version)
+        name = distribution.metadata["Name"].lower()
+        if name in found:
+            continue
+        found[name] = distribution
+        for asked in list(requirement.extras) or [""]:
+            wanted += [(Requirement(line), asked) for line in distribution.requires or []]
+    return found
+
+
+def test_the_explorer_runs_with_only_its_extra_installed(wheel: pathlib.Path, tmp_path: pathlib.Path, today_page: str,
+                                                         todaysim_server: TodaysimServer) -> None:
+    """`pip install 'todaysim[explore]'` alone runs `todaysim-explore` (it once imported the pytest
+    plugin, and so pytest, to pick the browser). A new venv gets exactly what that install gets —
+    the wheel (by pip, so its console script is made) and its `explore` closure, copied from this
+    venv (offline: the same files pip would fetch) — and no pytest; the command then explores the
+    fixture page for real, from outside the clone."""
+    # Nothing of this run's environment reaches the venv's processes (PYTHONPATH would put a
+    # source tree's todaysim beside the wheel's, and make pip take it as installed).
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("PYTHON", "TODAYSIM_", "VIRTUAL_ENV"))}
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120, env=env)
+    python = venv / "bin" / "python"
+    site = pathlib.Path(subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                                       capture_output=True, text=True, check=True, env=env).stdout.strip())
+    closure = installed_closure(wheel, "explore")
+    assert {"hypothesis", "playwright", "httpx"} <= set(closure) and not {"pytest", "todaysim"} & set(closure), closure
+    for distribution in closure.values():
+        for file in distribution.files or []:
+            source = pathlib.Path(str(distribution.locate_file(file))).resolve()
+            target = site / file
+            if ".." in file.parts or not source.is_file():  # its own scripts (bin/): not needed to import it
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                os.link(source, target)
+            except OSError:
+                shutil.copy2(source, target)
+    pip = [sys.executable, "-m", "pip", "--python", str(python), "--disable-pip-version-check"]
+    installed = subprocess.run(pip + ["install", "-q", "--no-deps", "--no-index", str(wheel)], capture_output=True,
+                               text=True, timeout=600, env=env)
+    assert installed.returncode == 0, installed.stderr[-2000:]
+    checked = subprocess.run(pip + ["check"], capture_output=True, text=True, timeout=120, env=env)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    env.update(TODAYSIM_URL=str(todaysim_server.url), TODAYSIM_BROWSER=os.environ.get("TODAYSIM_BROWSER") or "chromium")
+    if todaysim_server.token:
+        env["TODAYSIM_TOKEN"] = todaysim_server.token
+    no_pytest = subprocess.run([str(python), "-c", "import pytest"], capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert no_pytest.returncode == 1 and "No module named 'pytest'" in no_pytest.stderr, no_pytest.stderr
+
+    ran = subprocess.run([str(venv / "bin" / "todaysim-explore"), today_page, "--examples", "2", "--seed", "1"],
+                         capture_output=True, text=True, env=env, cwd=tmp_path, timeout=600)
+    assert ran.returncode == 0, ran.stdout[-2000:] + ran.stderr[-3000:]
+    assert "no breach of the contract found" in ran.stdout, ran.stdout
 
 
 FIXTURE_TEST = '''

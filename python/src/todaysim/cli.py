@@ -1,4 +1,4 @@
-"""`todaysim-explore URL [--examples N] [--seed S] [--steps K] [--shrink-seconds T] [--fresh-pages] [--junit FILE] [--export FILE]`
+"""`todaysim-explore URL [--examples N] [--seed S] [--steps K] [--shrink-seconds T] [--fresh-pages] [--timings] [--junit FILE] [--export FILE]`
 
 Explores the page at URL (a Today Page that loads todaysim's /bridge.js from the `todaysim`
 and `session` query parameters it is given, as examples/today-page does) with the
@@ -20,6 +20,7 @@ import time
 import xml.etree.ElementTree as ET
 from typing import TYPE_CHECKING, Optional
 
+from .browser import browser_executable
 from .client import Client, TodaysimError
 
 if TYPE_CHECKING:
@@ -72,6 +73,8 @@ def main(argv: Optional[list[str]] = None) -> int:
                         help="how long the explorer shrinks a breach, replaying shorter scenarios (default 120)")
     parser.add_argument("--fresh-pages", action="store_true",
                         help="a new browser context and page for every example (default: one page, cleared between examples)")
+    parser.add_argument("--timings", action="store_true",
+                        help="print where the examples' time went (each part of an example, the requests and CDP commands in it)")
     parser.add_argument("--junit", metavar="FILE", help="write the outcome as JUnit XML")
     parser.add_argument("--export", metavar="FILE", help="write the failing session's export (replays without a page)")
     options = parser.parse_args(argv)
@@ -89,7 +92,6 @@ def main(argv: Optional[list[str]] = None) -> int:
         check_origin(client, options.url)  # before a browser starts: a refused origin is named at once
         from playwright.sync_api import sync_playwright
 
-        from .plugin import browser_executable
         started = time.monotonic()
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=browser_executable(playwright))
@@ -107,6 +109,8 @@ def main(argv: Optional[list[str]] = None) -> int:
             server.stop()
     print(found.describe())
     print(f"({found.tally}; {seconds:.1f} s)")
+    if options.timings and found.timings is not None:
+        print("\n".join(found.timings.lines(found.examples)))
     if options.junit:
         with open(options.junit, "wb") as file:
             file.write(junit(found, seconds))

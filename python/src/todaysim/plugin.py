@@ -28,18 +28,18 @@ Chromium: `TODAYSIM_BROWSER`, else Playwright's own when installed, else `chromi
 from __future__ import annotations
 
 import os
-import shutil
 from typing import TYPE_CHECKING, Any, Callable, Generator, Iterator, Optional, Union
 
 import pytest
 
 from . import models as m
+from .browser import browser_executable as browser_executable  # (re-exported: its home until issue 45)
 from .client import Client
 from .page import BridgedPage, check_origin
 from .server import Server
 
 if TYPE_CHECKING:  # Playwright is imported when a browser is needed, not when the plugin loads
-    from playwright.sync_api import Browser, BrowserContext, Page, Playwright
+    from playwright.sync_api import Browser, BrowserContext, Page
 
 TIMELINE_TAIL = 20
 
@@ -116,26 +116,6 @@ def host_session(request: pytest.FixtureRequest, todaysim: Client) -> Iterator[H
             todaysim.delete_session(session_id)
         except Exception:  # already purged by the test: nothing left to clean
             pass
-
-
-def browser_executable(playwright: Playwright) -> Optional[str]:
-    """TODAYSIM_BROWSER, else None when the running `playwright`'s own Chromium is installed,
-    else `chromium` on PATH; a RuntimeError saying what to install when there is none (not
-    Playwright's "run playwright install", which cannot work on a machine that reaches only
-    package registries)."""
-    explicit = os.environ.get("TODAYSIM_BROWSER")
-    if explicit:
-        found = shutil.which(explicit)
-        if not found:
-            raise RuntimeError(f"TODAYSIM_BROWSER={explicit} is not an executable Chromium")
-        return found
-    if os.path.exists(playwright.chromium.executable_path):
-        return None
-    found = shutil.which("chromium") or shutil.which("chromium-browser")
-    if not found:
-        raise RuntimeError("no Chromium to drive: install chromium (apt-get install chromium) or set TODAYSIM_BROWSER "
-                           "to a Chromium executable")
-    return found
 
 
 @pytest.fixture(scope="session")
