@@ -193,8 +193,9 @@ final class FleetServer: @unchecked Sendable {
 
     /// Timers this server fired (its `/metrics` counter).
     var firedCount: Int {
-        store.metrics.render().split(separator: "\n").filter { $0.hasPrefix("todaysim_watchdogs_fired_total{") }
-            .compactMap { $0.split(separator: " ").last.flatMap { Double($0) } }.reduce(0) { $0 + Int($1) }
+        let lines = store.metrics.render().split(separator: "\n").filter { $0.hasPrefix("todaysim_watchdogs_fired_total{") }
+        let values: [Double] = lines.compactMap { (line: Substring) -> Double? in line.split(separator: " ").last.flatMap { Double($0) } }
+        return values.reduce(0) { (sum: Int, value: Double) -> Int in sum + Int(value) }
     }
 
     /// Stops firing and writing, as a server that died.

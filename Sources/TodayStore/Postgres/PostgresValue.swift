@@ -87,8 +87,12 @@ extension PostgresValue {
     /// A text array literal of ids (`[A-Za-z0-9._-]` and the hidden `removing/`, `forking/`
     /// prefixes: nothing to quote, but quoted anyway).
     package static func textArray(_ values: [String]) -> PostgresValue {
-        .text("{" + values.map { "\"" + $0.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\"" }
-            .joined(separator: ",") + "}")
+        // Typed step by step: as one expression it took 3 s of every build to type-check.
+        let quoted: [String] = values.map { (value: String) -> String in
+            let escaped: String = value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+            return "\"\(escaped)\""
+        }
+        return .text("{\(quoted.joined(separator: ","))}")
     }
 
     /// A `bytea[]` array literal in text form: each element `\x` and hex, quoted.
