@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 from pathlib import Path
 from typing import Any, Iterator
@@ -30,6 +31,8 @@ from support.tools import node_20, require_commands
 PACKAGE = os.path.join(ROOT, "typescript")
 TODAY = "/examples/today-page/index.html"
 PAGES = "/python/tests/pages/"
+#: One Chromium for both languages (the headless shell when installed, as the package picks it).
+BROWSER = os.environ.get("TODAYSIM_BROWSER") or shutil.which("chromium-headless-shell") or "/usr/bin/chromium"
 
 # name -> (the page, below the page server, and the steps)
 SCENARIOS: dict[str, tuple[str, list[dict[str, Any]]]] = {
@@ -92,7 +95,7 @@ def as_left(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def run_python(client: Client, base: str) -> dict[str, list[dict[str, Any]]]:
     recorded: dict[str, list[dict[str, Any]]] = {}
     with sync_playwright() as driver:
-        browser = driver.chromium.launch(executable_path=os.environ.get("TODAYSIM_BROWSER") or "/usr/bin/chromium")
+        browser = driver.chromium.launch(executable_path=BROWSER)
         try:
             for name, (path, steps) in SCENARIOS.items():
                 client.create_session("contract", id=f"py-{name}")
@@ -118,7 +121,7 @@ def run_typescript(build: Path, server: Server, base: str, scratch: Path) -> dic
     done = subprocess.run([str(node_20()), str(build / "test" / "contract-driver.js")], capture_output=True, text=True,
                           timeout=600, env={**os.environ, "TODAYSIM_URL": str(server.url),
                                             "TODAYSIM_CONTRACT_SCENARIOS": str(scratch / "scenarios.json"),
-                                            "TODAYSIM_PLAYWRIGHT_CORE": core, "TODAYSIM_BROWSER": "/usr/bin/chromium"})
+                                            "TODAYSIM_PLAYWRIGHT_CORE": core, "TODAYSIM_BROWSER": BROWSER})
     assert done.returncode == 0, f"contract-driver.js exited {done.returncode}:\n{done.stdout[-2000:]}{done.stderr[-3000:]}"
     return json.loads(done.stdout)  # type: ignore[no-any-return]
 

@@ -85,7 +85,7 @@ def tools(tmp_path_factory: pytest.TempPathFactory) -> Tools:
     env = {**os.environ, "PATH": f"{work / 'bin'}:{os.environ['PATH']}", "npm_config_cache": str(work / "npm-cache"),
            "npm_config_update_notifier": "false", "npm_config_fund": "false", "npm_config_audit": "false"}
     return Tools(node, os.path.realpath(str(shutil.which("tsc"))), os.path.realpath(str(shutil.which("npm"))),
-                 core, str(shutil.which("chromium")), work, env)
+                 core, str(shutil.which("chromium-headless-shell") or shutil.which("chromium")), work, env)
 
 
 @pytest.fixture(scope="module")

@@ -45,6 +45,20 @@ ensure_test_tools() {
     install_packages "${missing[@]}"
 }
 
+# The Chromium the browser tests drive, installed when missing: Debian's old headless shell
+# (chromium-headless-shell: no UI, about a third less of the browser process's CPU a page than
+# `chromium --headless`, docs/PERFORMANCE.md), and chromium beside it (Scripts/open-page, the
+# TypeScript tests' default). `chromium_path` prints the headless shell's path, else chromium's.
+ensure_chromium() {
+    local missing=()
+    command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+    command -v chromium-headless-shell >/dev/null 2>&1 || missing+=(chromium-headless-shell)
+    install_packages "${missing[@]}"
+}
+chromium_path() {
+    command -v chromium-headless-shell 2>/dev/null || command -v chromium
+}
+
 # PostgreSQL's server binaries live in /usr/lib/postgresql/<major>/bin, off PATH; the newest wins.
 postgres_bin_dir() {
     local dir

@@ -12,9 +12,10 @@ if TYPE_CHECKING:  # the caller brings Playwright
 
 def browser_executable(playwright: Playwright) -> Optional[str]:
     """TODAYSIM_BROWSER, else None when the running `playwright`'s own Chromium is installed,
-    else `chromium` on PATH; a RuntimeError saying what to install when there is none (not
-    Playwright's "run playwright install", which cannot work on a machine that reaches only
-    package registries)."""
+    else `chromium-headless-shell` on PATH (Debian's old headless shell: the browser without its
+    UI, which a headless page costs about a third less of the browser's CPU in, docs/PERFORMANCE.md),
+    else `chromium`; a RuntimeError saying what to install when there is none (not Playwright's
+    "run playwright install", which cannot work on a machine that reaches only package registries)."""
     explicit = os.environ.get("TODAYSIM_BROWSER")
     if explicit:
         found = shutil.which(explicit)
@@ -23,7 +24,7 @@ def browser_executable(playwright: Playwright) -> Optional[str]:
         return found
     if os.path.exists(playwright.chromium.executable_path):
         return None
-    found = shutil.which("chromium") or shutil.which("chromium-browser")
+    found = shutil.which("chromium-headless-shell") or shutil.which("chromium") or shutil.which("chromium-browser")
     if not found:
         raise RuntimeError("no Chromium to drive: install chromium (apt-get install chromium) or set TODAYSIM_BROWSER "
                            "to a Chromium executable")
