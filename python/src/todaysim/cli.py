@@ -4,7 +4,8 @@ Explores the page at URL (a Today Page that loads todaysim's /bridge.js from the
 and `session` query parameters it is given, as examples/today-page does) with the
 explorer of `todaysim.explore`, against the server at `TODAYSIM_URL` (its token in
 `TODAYSIM_TOKEN`), else a server it starts from `TODAYSIM_BIN` or `todaysim` on PATH, in
-headless Chromium (`TODAYSIM_BROWSER`, else Playwright's own, else `chromium` on PATH).
+headless Chromium (`TODAYSIM_BROWSER`, else Playwright's own, else `chromium-headless-shell` or `chromium`
+on PATH).
 
 Exit 0 when N examples found no breach; 1 with the minimal scenario printed (and written as
 JUnit and as the failing session's export when asked); 2 when it could not explore (usage, no
@@ -35,8 +36,8 @@ EPILOG = """environment:
   TODAYSIM_TOKEN    its token, when it was started with --token
   TODAYSIM_BIN      else: the todaysim binary to start (default: todaysim on PATH), on a free port
                     with its sessions in memory and any page origin allowed
-  TODAYSIM_BROWSER  the Chromium to drive (default: Playwright's own when installed, else chromium
-                    on PATH; apt-get install chromium)
+  TODAYSIM_BROWSER  the Chromium to drive (default: Playwright's own when installed, else
+                    chromium-headless-shell or chromium on PATH; apt-get install chromium-headless-shell)
 
 exit status: 0 no breach found, 1 a breach (the minimal scenario printed), 2 could not explore"""
 
