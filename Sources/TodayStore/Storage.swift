@@ -115,8 +115,9 @@ protocol StorageTransaction {
     func updateUid(ord: Int64, uid: String) throws(StoreError)
     /// New timeline entries of session `ord`, a violation entry also indexed by its code.
     func insertEntries(ord: Int64, _ entries: [EncodedEntry]) throws(StoreError)
-    /// A request record of session `ord`, as stored.
-    func record(ord: Int64, requestId: String) throws(StoreError) -> [UInt8]?
+    /// The request records of session `ord` among `requestIds`, as stored, in one query (an id
+    /// without a record is missing from the answer).
+    func records(ord: Int64, requestIds: [String]) throws(StoreError) -> [String: [UInt8]]
     func saveRecords(ord: Int64, _ records: [RequestRecord]) throws(StoreError)
 
     /// The answer kept for `key` on session `ord` (keys are per session).

@@ -83,10 +83,24 @@ extension HostSession {
     /// C1, `wall` mode: fires the timers that fell due by the real elapsed time `wallNowMs`
     /// (downtime included), each stamped with its due time and how late it fired. Not an
     /// input: `version` stays. Returns `nil` when nothing was due and the clock stayed.
-    package mutating func catchUp(toWallClock wallNowMs: Millis, ledger: any RequestLedger) -> Applied? {
+    /// Pure, as `apply` is: `.needs` (the session unchanged) when it read a record it was not
+    /// `given`; the records to read first are `lookups(for: .clock(.advanceTo(wallNowMs)))`.
+    package mutating func catchUp(toWallClock wallNowMs: Millis, given: LedgerRecords) -> Application? {
         guard wallNowMs > nowMs else { return nil }
-        var log = StepLog(ledger: LedgerOverlay(base: ledger))
-        advance(to: wallNowMs, lateness: true, &log)
-        return Applied(outcome: .applied, resolution: .null, entries: log.entries, ledgerWrites: log.ledger.changedRecords)
+        var next = self
+        var log = StepLog(ledger: LedgerOverlay(base: given))
+        next.advance(to: wallNowMs, lateness: true, &log)
+        if let needed = log.ledger.needed { return .needs(needed) }
+        self = next
+        return .applied(Applied(outcome: .applied, resolution: .null, entries: log.entries, ledgerWrites: log.ledger.changedRecords))
+    }
+
+    /// `catchUp` against a whole ledger (which answers every read).
+    package mutating func catchUp(toWallClock wallNowMs: Millis, ledger: InMemoryLedger) -> Applied? {
+        switch catchUp(toWallClock: wallNowMs, given: ledger.given) {
+        case nil: return nil
+        case let .applied(applied)?: return applied
+        case let .needs(ids)?: preconditionFailure("a whole ledger left \(ids) unread")
+        }
     }
 }

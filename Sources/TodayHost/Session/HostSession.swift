@@ -60,7 +60,7 @@ package struct HostSession: Codable, Equatable, Sendable {
         guard isValidId(id) else { throw .invalidField("id", idRule) }
         try config.validate()
         var session = HostSession(id: id, config: config)
-        var log = StepLog(ledger: LedgerOverlay(base: InMemoryLedger()))
+        var log = StepLog(ledger: LedgerOverlay(base: InMemoryLedger().given))
         session.step = 1
         session.append(kind: .input, type: "create", requestId: nil,
                        data: ["input": config.json, "outcome": "applied", "via": "create"], &log)
@@ -80,24 +80,62 @@ package struct HostSession: Codable, Equatable, Sendable {
     }
 
     /// Applies one input: all of it or, when it throws, none of it. `runUntilIdleCap` bounds
-    /// how many timers `runUntilIdle` may fire (C2).
-    package mutating func apply(_ input: Input, ledger: any RequestLedger,
-                               runUntilIdleCap: Int = HostSession.runUntilIdleCap) throws(InputError) -> Applied {
+    /// how many timers `runUntilIdle` may fire (C2). A pure function of the session, the input
+    /// and the request records it is `given`: it reads nothing else. When it read a record it was
+    /// not given it applies nothing and answers `.needs` with those ids (whatever it would have
+    /// thrown: an answer made from a wrong guess is no answer).
+    package mutating func apply(_ input: Input, given: LedgerRecords,
+                               runUntilIdleCap: Int = HostSession.runUntilIdleCap) throws(InputError) -> Application {
         guard !isClosed else { throw .sessionClosed }
         var next = self
-        var log = StepLog(ledger: LedgerOverlay(base: ledger))
+        var log = StepLog(ledger: LedgerOverlay(base: given))
         next.step += 1
         next.version += 1
         let inputEntry = log.entries.count
         next.append(kind: .input, type: input.typeName, requestId: nil, data: .null, &log)
-        let (outcome, resolution) = try next.perform(input, runUntilIdleCap: runUntilIdleCap, &log)
+        let outcome: Outcome, resolution: JSON
+        do {
+            (outcome, resolution) = try next.perform(input, runUntilIdleCap: runUntilIdleCap, &log)
+        } catch {
+            if let needed = log.ledger.needed { return .needs(needed) }
+            throw error
+        }
+        if let needed = log.ledger.needed { return .needs(needed) }
         var data: [(String, JSON)] = [("input", input.json), ("outcome", .string(outcome.name))]
         if let reason = outcome.reason { data.append(("reason", .string(reason))) }
         data.append(("via", .string(input.channel)))
         log.entries[inputEntry].data = .object(data)
         log.entries[inputEntry].rule = outcome.rule(forType: input.typeName)
         self = next
-        return Applied(outcome: outcome, resolution: resolution, entries: log.entries, ledgerWrites: log.ledger.changedRecords)
+        return .applied(Applied(outcome: outcome, resolution: resolution, entries: log.entries,
+                                ledgerWrites: log.ledger.changedRecords))
+    }
+
+    /// `apply` against a whole ledger (which answers every read).
+    package mutating func apply(_ input: Input, ledger: InMemoryLedger,
+                               runUntilIdleCap: Int = HostSession.runUntilIdleCap) throws(InputError) -> Applied {
+        switch try apply(input, given: ledger.given, runUntilIdleCap: runUntilIdleCap) {
+        case let .applied(applied): return applied
+        case let .needs(ids): preconditionFailure("a whole ledger left \(ids) unread")
+        }
+    }
+
+    /// The request ids `input` may read the records of, for the caller to read before it (in
+    /// one query): the id the input names, the requests the session has open, and the next
+    /// server-made ids (H4). `apply` asks for any other it reads (`.needs`).
+    package func lookups(for input: Input) -> [String] {
+        var ids: [String] = []
+        switch input {
+        case let .gesture(gesture): ids += [gesture.callerRequestId].compactMap { $0 }
+        case let .lifecycle(lifecycle): ids += [lifecycle.callerRequestId].compactMap { $0 }
+        case let .webEvent(message): ids += [message["requestId"]?.stringValue].compactMap { $0 }
+        case .clock, .command, .teardown: break
+        }
+        ids += refresh.pending.map(\.requestId)
+        ids += [document.requestId, header.owner, pull.owner].compactMap { $0 }
+        ids += (1...2).map { RequestIdFactory.requestId(sessionId: id, counter: requestCounter + $0) }
+        var seen: Set<String> = []
+        return ids.filter { seen.insert($0).inserted }
     }
 
     private mutating func perform(_ input: Input, runUntilIdleCap: Int, _ log: inout StepLog) throws(InputError) -> (Outcome, JSON) {
@@ -171,7 +209,7 @@ package struct HostSession: Codable, Equatable, Sendable {
     /// it replays, `conforms` or `diverges`, its data the verdict without `session`. Not an
     /// input: the version stays.
     mutating func noteVerdict(_ verdict: Verdict) -> TimelineEntry {
-        var log = StepLog(ledger: LedgerOverlay(base: InMemoryLedger()))
+        var log = StepLog(ledger: LedgerOverlay(base: InMemoryLedger().given))
         var data = verdict.json
         if case let .object(members) = data { data = .object(members.filter { $0.0 != "session" }) }
         append(kind: .verdict, type: verdict.conforms ? "conforms" : "diverges", requestId: nil, data: data, &log)

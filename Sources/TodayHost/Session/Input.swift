@@ -225,3 +225,10 @@ package struct Applied: Equatable, Sendable {
     /// Ledger records created or changed, to be stored with the state.
     package var ledgerWrites: [RequestRecord]
 }
+
+/// What `HostSession.apply` did with an input: applied it, or read request records it was not
+/// given (`LedgerRecords`) and applied nothing: the caller reads those and applies again.
+package enum Application: Equatable, Sendable {
+    case applied(Applied)
+    case needs([String])
+}

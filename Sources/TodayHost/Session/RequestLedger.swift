@@ -1,10 +1,7 @@
-/// What a session remembers of every request id it has seen (H4, H8, H22, M1). It grows with
-/// history, so it is not part of the session state: the service keeps it in an indexed table,
-/// the session looks up only the ids an input names and hands back the records it changed.
-package protocol RequestLedger {
-    func record(for requestId: String) -> RequestRecord?
-}
-
+/// What a session remembers of every request id it has seen (H4, H8, H22, M1) is a record per
+/// id. It grows with history, so it is not part of the session state: the service keeps it in an
+/// indexed table and gives an input the records it may read as a value (`LedgerRecords`); the
+/// input hands back the records it changed (`Applied.ledgerWrites`).
 package struct RequestRecord: Codable, Equatable, Sendable {
     package enum Role: String, Codable, Sendable {
         /// A native soft request (`todayPage.refreshRequested`).
@@ -42,8 +39,8 @@ package struct RequestRecord: Codable, Equatable, Sendable {
     }
 }
 
-/// A ledger in memory, for the runner and tests.
-package struct InMemoryLedger: RequestLedger, Codable, Equatable, Sendable {
+/// A whole ledger in memory, for the runner, the trace verifier and tests.
+package struct InMemoryLedger: Codable, Equatable, Sendable {
     package private(set) var records: [String: RequestRecord] = [:]
 
     package init() {}
@@ -53,25 +50,82 @@ package struct InMemoryLedger: RequestLedger, Codable, Equatable, Sendable {
     package mutating func apply(_ writes: [RequestRecord]) {
         for record in writes { records[record.requestId] = record }
     }
+
+    /// All of it, as an input reads it: an id it has no record of has none.
+    package var given: LedgerRecords { .whole(records) }
 }
 
-/// The ledger as one input sees it: what was stored before, plus what this input wrote.
-/// Each id is looked up in the base ledger at most once per input (the service's base ledger
-/// is a SQL query).
+/// The request records an input may read, as a value: read by the caller before the input (the
+/// store reads `HostSession.lookups(for:)` in one query). An id looked up without a record is
+/// known to have none; an id never looked up is unknown, and an input that reads one is answered
+/// `Application.needs` (the caller reads it and applies again: `apply` is a pure function).
+package struct LedgerRecords: Equatable, Sendable {
+    package enum Lookup: Equatable, Sendable {
+        case found(RequestRecord)
+        case absent
+        case unknown
+    }
+
+    private var records: [String: RequestRecord]
+    private var absent: Set<String> = []
+    /// The whole ledger: every id not in `records` has no record.
+    private let isWhole: Bool
+
+    /// Nothing read yet.
+    package init() {
+        records = [:]
+        isWhole = false
+    }
+
+    private init(whole records: [String: RequestRecord]) {
+        self.records = records
+        isWhole = true
+    }
+
+    package static func whole(_ records: [String: RequestRecord]) -> LedgerRecords { LedgerRecords(whole: records) }
+
+    /// What a read of `ids` found (an id of them without a record in `found` has none).
+    package mutating func add(_ found: [String: RequestRecord], lookedUp ids: some Sequence<String>) {
+        for id in ids where found[id] == nil && records[id] == nil { absent.insert(id) }
+        records.merge(found) { _, new in new }
+    }
+
+    /// Records written just before the input, in the same transaction (a `wall` catch-up's).
+    package mutating func overlay(_ written: [RequestRecord]) {
+        for record in written {
+            records[record.requestId] = record
+            absent.remove(record.requestId)
+        }
+    }
+
+    /// Whether a read of `requestId` would tell anything new (it was never looked up).
+    package func knows(_ requestId: String) -> Bool { lookup(requestId) != .unknown }
+
+    package func lookup(_ requestId: String) -> Lookup {
+        if let record = records[requestId] { return .found(record) }
+        return isWhole || absent.contains(requestId) ? .absent : .unknown
+    }
+}
+
+/// The ledger as one input sees it: the records it was given, plus what this input wrote; the
+/// ids it read and was not given are kept (`needed`), and the input is then not applied.
 struct LedgerOverlay {
-    let base: any RequestLedger
+    let base: LedgerRecords
     private(set) var writes: [String: RequestRecord] = [:]
     private(set) var order: [String] = []
-    private let lookups = LookupMemo()
+    private let unknown = Unknown()
 
-    init(base: any RequestLedger) { self.base = base }
+    init(base: LedgerRecords) { self.base = base }
 
     func record(for requestId: String) -> RequestRecord? {
         if let written = writes[requestId] { return written }
-        if let remembered = lookups.records[requestId] { return remembered }
-        let found = base.record(for: requestId)
-        lookups.records[requestId] = .some(found)
-        return found
+        switch base.lookup(requestId) {
+        case let .found(record): return record
+        case .absent: return nil
+        case .unknown:
+            unknown.ids.insert(requestId)
+            return nil
+        }
     }
 
     func contains(_ requestId: String) -> Bool { record(for: requestId) != nil }
@@ -88,6 +142,9 @@ struct LedgerOverlay {
     }
 
     var changedRecords: [RequestRecord] { order.compactMap { writes[$0] } }
+
+    /// The ids read that were not given, sorted; `nil` when every read was answered.
+    var needed: [String]? { unknown.ids.isEmpty ? nil : unknown.ids.sorted() }
 }
 
 extension RequestRecord: StateCodable {
@@ -121,7 +178,7 @@ extension RequestRecord: StateCodable {
     }
 }
 
-/// Base-ledger answers already fetched during one input, misses included.
-private final class LookupMemo {
-    var records: [String: RequestRecord?] = [:]
+/// The ids an input read and was not given (a box: reads are not mutating).
+private final class Unknown {
+    var ids: Set<String> = []
 }

@@ -44,7 +44,7 @@ extension PostgresTransaction {
             ON CONFLICT (session, request_id) DO UPDATE SET record = excluded.record
             """),
         ("notify", "SELECT pg_notify(channel, payload) FROM unnest($1::text[], $2::text[]) AS n(channel, payload)"),
-        ("select_record", "SELECT record FROM requests WHERE session = $1 AND request_id = $2"),
+        ("select_records", "SELECT request_id, record FROM requests WHERE session = $1 AND request_id = ANY($2::text[])"),
         ("select_idempotency", "SELECT fingerprint, response FROM idempotency WHERE session = $1 AND key = $2"),
         ("insert_idempotency", "INSERT INTO idempotency (session, key, fingerprint, response, created_ms) VALUES ($1, $2, $3, $4, $5)"),
         ("reclaim_idempotency", "DELETE FROM idempotency WHERE session = $1"),

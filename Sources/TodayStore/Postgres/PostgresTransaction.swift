@@ -119,10 +119,19 @@ struct PostgresTransaction: StorageTransaction {
         writes.insert(ord: ord, entries)
     }
 
-    func record(ord: Int64, requestId: String) throws(StoreError) -> [UInt8]? {
-        if let kept = writes.record(ord: ord, requestId: requestId) { return kept }
-        let result = try run("select_record", [.int64(ord), .text(requestId)])
-        return try rows(result) { row throws(PostgresError) in try result.bytes(row, 0) }.first
+    func records(ord: Int64, requestIds: [String]) throws(StoreError) -> [String: [UInt8]] {
+        // What this transaction wrote and has not flushed yet stands over what is stored.
+        var found: [String: [UInt8]] = [:]
+        let unwritten = requestIds.filter { id in
+            guard let kept = writes.record(ord: ord, requestId: id) else { return true }
+            found[id] = kept
+            return false
+        }
+        guard !unwritten.isEmpty else { return found }
+        let result = try run("select_records", [.int64(ord), PostgresValue.textArray(unwritten)])
+        let stored = try rows(result) { row throws(PostgresError) in (try result.text(row, 0), try result.bytes(row, 1)) }
+        for (id, record) in stored { found[id] = record }
+        return found
     }
 
     func saveRecords(ord: Int64, _ records: [RequestRecord]) throws(StoreError) {

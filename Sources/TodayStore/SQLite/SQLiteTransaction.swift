@@ -67,8 +67,11 @@ struct SQLiteTransaction: StorageTransaction {
         }
     }
 
-    func record(ord: Int64, requestId: String) throws(StoreError) -> [UInt8]? {
-        try rows(statements.selectRecord, [.integer(ord), .text(requestId)]) { $0.blob(0) }.first
+    func records(ord: Int64, requestIds: [String]) throws(StoreError) -> [String: [UInt8]] {
+        guard !requestIds.isEmpty else { return [:] }
+        let ids = JSON.array(requestIds.map(JSON.string)).serialized()
+        let found = try rows(statements.selectRecords, [.integer(ord), .text(ids)]) { ($0.text(0) ?? "", $0.blob(1)) }
+        return Dictionary(found) { _, last in last }
     }
 
     func saveRecords(ord: Int64, _ records: [RequestRecord]) throws(StoreError) {

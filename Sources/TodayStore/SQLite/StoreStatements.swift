@@ -5,7 +5,7 @@ final class StoreStatements {
     let selectSession: Statement
     let lastInsertOrd: Statement
     let insertEntry: Statement
-    let selectRecord: Statement
+    let selectRecords: Statement
     let upsertRecord: Statement
     let timelinePage: Statement
     let timelinePageOfKind: Statement
@@ -132,7 +132,8 @@ final class StoreStatements {
         selectSession = try database.prepare("SELECT ord, wall_origin_ms, state FROM sessions WHERE id = ?")
         lastInsertOrd = try database.prepare("SELECT last_insert_rowid()")
         insertEntry = try database.prepare("INSERT INTO timeline (session, seq, kind, entry) VALUES (?, ?, ?, ?)")
-        selectRecord = try database.prepare("SELECT record FROM requests WHERE session = ? AND request_id = ?")
+        selectRecords = try database.prepare(
+            "SELECT request_id, record FROM requests WHERE session = ? AND request_id IN (SELECT value FROM json_each(?))")
         upsertRecord = try database.prepare("""
             INSERT INTO requests (session, request_id, record) VALUES (?, ?, ?)
             ON CONFLICT (session, request_id) DO UPDATE SET record = excluded.record

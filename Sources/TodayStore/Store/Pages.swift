@@ -24,7 +24,7 @@ extension SessionStore {
             if stored.isWall {
                 // Read once, and only for a page with a `wall` session (a round trip on shared storage).
                 if wallNow == nil { wallNow = dueByDatabaseClock ? try storage.databaseNowMs() : unixNow() }
-                _ = stored.session.catchUp(toWallClock: stored.wallNowMs(unixNowMs: wallNow ?? 0), ledger: NoLedger())
+                _ = stored.session.catchUp(toWallClock: stored.wallNowMs(unixNowMs: wallNow ?? 0), ledger: InMemoryLedger())  // in memory only: no record is read
             }
             sessions.append(stored)
         }
@@ -84,9 +84,4 @@ extension SessionStore {
         return ViolationPage(violations: page.map { ($0.sessionId, $0.entry) },
                              next: rows.count > limit ? page.last.map { String($0.cursor) } : nil)
     }
-}
-
-/// For catching a listed `wall` session's clock up in memory only: nothing is looked up.
-private struct NoLedger: RequestLedger {
-    func record(for requestId: String) -> RequestRecord? { nil }
 }

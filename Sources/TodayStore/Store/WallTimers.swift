@@ -38,11 +38,11 @@ extension SessionStore {
             let current = try current(id, transaction, skippingLocked: skippingLocked)
             var stored = current
             guard stored.isWall else { return ((stored, [TimelineEntry]()), nil) }
-            let ledger = StoredLedger(transaction, session: stored.ord)
-            guard let caught = stored.session.catchUp(toWallClock: stored.wallNowMs(unixNowMs: try wallUnixNow(transaction)), ledger: ledger),
+            var given = LedgerRecords()
+            guard let caught = try catchUp(&stored.session, toWallClock: stored.wallNowMs(unixNowMs: try wallUnixNow(transaction)),
+                                           given: &given, ord: stored.ord, transaction),
                   !caught.entries.isEmpty
             else { return ((stored, []), nil) }
-            if let failure = ledger.failure { throw failure }
             try transaction.saveRecords(ord: stored.ord, caught.ledgerWrites)
             try save(stored, from: current, transaction)
             _ = try append(caught.entries, ord: stored.ord, transaction)

@@ -116,23 +116,20 @@ extension SessionStore {
     func applyInTransaction(_ input: Input, to current: StoredSession, _ transaction: any StorageTransaction,
                                     saving: Bool = true, over storedBefore: StoredSession? = nil) throws(StoreError) -> Result<Write, InputError> {
         var stored = current
-        var ledger = LayeredLedger(base: StoredLedger(transaction, session: stored.ord))
+        var given = LedgerRecords()
         var entries: [TimelineEntry] = []
         var caughtRecords: [RequestRecord] = []
-        if stored.isWall, let caught = stored.session.catchUp(toWallClock: stored.wallNowMs(unixNowMs: try wallUnixNow(transaction)),
-                                                              ledger: ledger) {
+        if stored.isWall, let caught = try catchUp(&stored.session, toWallClock: stored.wallNowMs(unixNowMs: try wallUnixNow(transaction)),
+                                                   given: &given, ord: stored.ord, transaction) {
             entries = caught.entries
             caughtRecords = caught.ledgerWrites
-            ledger.overlay(caughtRecords)
+            given.overlay(caughtRecords)
         }
         var applied: Applied
-        do throws(InputError) {
-            applied = try stored.session.apply(input, ledger: ledger)
-        } catch {
-            if let failure = ledger.base.failure { throw failure }
-            return .failure(error)
+        switch try apply(input, to: &stored.session, given: &given, ord: stored.ord, transaction) {
+        case let .success(done): applied = done
+        case let .failure(refusal): return .failure(refusal)
         }
-        if let failure = ledger.base.failure { throw failure }
         try transaction.saveRecords(ord: stored.ord, caughtRecords + applied.ledgerWrites)
         if stored.session.uid != current.session.uid {
             try transaction.updateUid(ord: stored.ord, uid: stored.session.uid)

@@ -1,0 +1,72 @@
+import Foundation
+import TodayHost
+
+/// The request records an input reads, read for it inside the write's transaction: the ones
+/// `HostSession.lookups(for:)` names, in one query before the input, and any the pure apply then
+/// says it needs (`Application.needs`), until it is applied. Nothing of the engine runs a query.
+extension SessionStore {
+    /// Applies `input` to `session` fed from `transaction`'s records of session `ord` laid under
+    /// `given` (what the transaction already read or wrote for it); `given` ends with every
+    /// record read. A refusal is returned, with `session` unchanged.
+    func apply(_ input: Input, to session: inout HostSession, given: inout LedgerRecords, ord: Int64,
+               _ transaction: any StorageTransaction) throws(StoreError) -> Result<Applied, InputError> {
+        try read(session.lookups(for: input), into: &given, ord: ord, transaction)
+        while true {
+            let application: Application
+            do throws(InputError) {
+                application = try session.apply(input, given: given)
+            } catch {
+                return .failure(error)
+            }
+            switch application {
+            case let .applied(applied): return .success(applied)
+            case let .needs(ids): try readNeeded(ids, into: &given, ord: ord, transaction)
+            }
+        }
+    }
+
+    /// A `wall` session's catch-up to `wallNowMs`, fed as `apply` is; `nil` when nothing was due.
+    func catchUp(_ session: inout HostSession, toWallClock wallNowMs: Millis, given: inout LedgerRecords, ord: Int64,
+                 _ transaction: any StorageTransaction) throws(StoreError) -> Applied? {
+        try read(session.lookups(for: .clock(.advanceTo(wallNowMs))), into: &given, ord: ord, transaction)
+        while let application = session.catchUp(toWallClock: wallNowMs, given: given) {
+            switch application {
+            case let .applied(applied): return applied
+            case let .needs(ids): try readNeeded(ids, into: &given, ord: ord, transaction)
+            }
+        }
+        return nil
+    }
+
+    /// What the engine asked for: each id is new to `given` (an engine that asked again for an
+    /// id it was given would loop).
+    private func readNeeded(_ ids: [String], into given: inout LedgerRecords, ord: Int64,
+                            _ transaction: any StorageTransaction) throws(StoreError) {
+        guard ids.contains(where: { !given.knows($0) }) else {
+            throw .corrupt("the session asked again for request records it was given: \(ids.joined(separator: ", "))")
+        }
+        try read(ids, into: &given, ord: ord, transaction)
+    }
+
+    /// Reads into `given` the records of the `ids` it does not know yet, in one query.
+    private func read(_ ids: [String], into given: inout LedgerRecords, ord: Int64,
+                      _ transaction: any StorageTransaction) throws(StoreError) {
+        let unknown = ids.filter { !given.knows($0) }
+        guard !unknown.isEmpty else { return }
+        var found: [String: RequestRecord] = [:]
+        for (id, blob) in try transaction.records(ord: ord, requestIds: unknown) {
+            found[id] = try Self.decodeRecord(blob, id: id)
+        }
+        given.add(found, lookedUp: unknown)
+    }
+
+    /// A stored record: the state encoding, or JSON as versions before it wrote.
+    static func decodeRecord(_ blob: [UInt8], id: String) throws(StoreError) -> RequestRecord {
+        do {
+            if blob.first == UInt8(ascii: "{") { return try JSONDecoder().decode(RequestRecord.self, from: Data(blob)) }
+            return try RequestRecord(stateBytes: blob)
+        } catch {
+            throw .corrupt("request \(id): \(error)")
+        }
+    }
+}
