@@ -22,7 +22,7 @@ import Testing
     }
 
     @Test func everyKnownFieldOfEveryTypeDecodesWithoutAWarning() throws {
-        let decoders: [(ControlBody, [String], ([UInt8]) throws(InputProblem) -> Input)] = [
+        let decoders: [(ControlBody, [String], InputDecoding.Decode)] = [
             (.gesture, Self.gestures, InputDecoding.gesture), (.lifecycle, Self.lifecycles, InputDecoding.lifecycle),
             (.command, ["todayPage.scrollToSection"], InputDecoding.command),
         ]
@@ -30,13 +30,13 @@ import Testing
             for type in types {
                 let body = try Self.body(kind, type: type)
                 #expect(kind.unknownFields(in: body).isEmpty, "\(type)")
-                #expect(throws: Never.self) { try decode(Array(body.serialized().utf8)) }
+                #expect(throws: Never.self) { try decode(BodyFields.object(from: Array(body.serialized().utf8))) }
             }
         }
         for move in ControlBody.clock.fields(type: nil)! {
             let body: JSON = [move: move.hasSuffix("Ms") ? 5 : true]
             #expect(ControlBody.clock.unknownFields(in: body).isEmpty)
-            #expect(throws: Never.self) { try InputDecoding.clock(Array(body.serialized().utf8)) }
+            #expect(throws: Never.self) { try InputDecoding.clock(BodyFields.object(from: Array(body.serialized().utf8))) }
         }
         let creation: JSON = [
             "id": "s1", "uid": "u1", "label": "l", "language": "de", "platform": "android", "route": "/embed/feeds/v1",
@@ -45,7 +45,7 @@ import Testing
             "analytics": ["did": "d", "sid": "s", "client_plat": "p", "ctx": ["anything": ["goes": 1]]],
         ]
         #expect(ControlBody.creation.unknownFields(in: creation).isEmpty)
-        #expect(throws: Never.self) { try InputDecoding.creation(Array(creation.serialized().utf8)) }
+        #expect(throws: Never.self) { try InputDecoding.creation(BodyFields.object(from: Array(creation.serialized().utf8))) }
     }
 
     /// Known fields are per type: `requestId` is a field of `foreground`, not of `background`.
@@ -67,7 +67,7 @@ import Testing
         #expect(ControlBody.command.unknownFields(in: ["type": "todayPage.scrollToSection", "batchID": "b1"])
             == [FieldWarning(field: "batchID", detail: "unknown field; did you mean batchId?")])
         #expect(throws: InputProblem.invalidField("schemaVersion", "must be 1 (or left out), got 2")) {
-            try InputDecoding.command(Array(#"{"type":"todayPage.scrollToSection","schemaVersion":2,"batchId":"b1"}"#.utf8))
+            try InputDecoding.command(BodyFields.object(from: Array(#"{"type":"todayPage.scrollToSection","schemaVersion":2,"batchId":"b1"}"#.utf8)))
         }
     }
 

@@ -14,6 +14,11 @@ package struct BodyFields {
         } catch {
             throw .invalidJSON(body.isEmpty ? "the body is empty; expected a JSON object" : "the body is not JSON: \(error)")
         }
+        return try object(value)
+    }
+
+    /// A parsed body as a JSON object, or `invalid_json`.
+    package static func object(_ value: JSON) throws(InputProblem) -> BodyFields {
         guard case .object = value else { throw .invalidJSON("expected a JSON object, got \(value.typeName)") }
         return BodyFields(object: value)
     }

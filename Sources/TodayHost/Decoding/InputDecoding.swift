@@ -1,9 +1,13 @@
 /// Request bodies → the engine's typed inputs (API: Endpoints). The HTTP endpoints and a host
-/// trace's input lines decode with these, so both refuse the same bodies the same way.
+/// trace's input lines decode with these, so both refuse the same bodies the same way. Each takes
+/// the body already parsed (`BodyFields.object(from:)`, once per request: its unknown fields are
+/// checked on the same value).
 package enum InputDecoding {
+    /// One endpoint's decoder.
+    package typealias Decode = @Sendable (BodyFields) throws(InputProblem) -> Input
+
     /// `POST /v1/sessions`.
-    package static func creation(_ body: [UInt8]) throws(InputProblem) -> (id: String?, config: SessionConfig, ttlMs: Millis?) {
-        let fields = try BodyFields.object(from: body)
+    package static func creation(_ fields: BodyFields) throws(InputProblem) -> (id: String?, config: SessionConfig, ttlMs: Millis?) {
         guard let uid = try fields.identifier("uid") else { throw .invalidField("uid", "is required") }
         var config = SessionConfig(uid: uid)
         let id = try fields.string("id")
@@ -36,8 +40,7 @@ package enum InputDecoding {
     }
 
     /// `POST …/gestures`.
-    package static func gesture(_ body: [UInt8]) throws(InputProblem) -> Input {
-        let fields = try BodyFields.object(from: body)
+    package static func gesture(_ fields: BodyFields) throws(InputProblem) -> Input {
         let type = try inputType(fields)
         let requestId = try fields.identifier("requestId")
         switch type {
@@ -57,8 +60,7 @@ package enum InputDecoding {
     }
 
     /// `POST …/lifecycle`.
-    package static func lifecycle(_ body: [UInt8]) throws(InputProblem) -> Input {
-        let fields = try BodyFields.object(from: body)
+    package static func lifecycle(_ fields: BodyFields) throws(InputProblem) -> Input {
         let type = try inputType(fields)
         let requestId = try fields.identifier("requestId")
         switch type {
@@ -79,8 +81,7 @@ package enum InputDecoding {
 
     /// `POST …/web-events`: the bridge message as Web emitted it, within its limits (decided
     /// here, so an oversized field is the client's `400`, never the bridge's `rejected`).
-    package static func webEvent(_ body: [UInt8]) throws(InputProblem) -> Input {
-        let fields = try BodyFields.object(from: body)
+    package static func webEvent(_ fields: BodyFields) throws(InputProblem) -> Input {
         guard fields.object["type"]?.stringValue != nil else {
             throw .invalidField("type", "a bridge message needs a string type")
         }
@@ -89,8 +90,7 @@ package enum InputDecoding {
     }
 
     /// `POST …/commands` (H28): defaults filled in, so the payload Web receives is complete.
-    package static func command(_ body: [UInt8]) throws(InputProblem) -> Input {
-        let fields = try BodyFields.object(from: body)
+    package static func command(_ fields: BodyFields) throws(InputProblem) -> Input {
         let type = try inputType(fields)
         switch type {
         case "todayPage.scrollToSection":
@@ -108,8 +108,7 @@ package enum InputDecoding {
     }
 
     /// `POST …/clock`: exactly one of `advanceMs`, `toMs`, `toNextTimer`, `runUntilIdle` (C2).
-    package static func clock(_ body: [UInt8]) throws(InputProblem) -> Input {
-        let fields = try BodyFields.object(from: body)
+    package static func clock(_ fields: BodyFields) throws(InputProblem) -> Input {
         let moves = ["advanceMs", "toMs", "toNextTimer", "runUntilIdle"]
         let keys = moves.filter { fields.present($0) != nil }
         let oneOf = "give exactly one of \(moves.joined(separator: ", "))"

@@ -212,10 +212,8 @@ package struct TraceReader: Sendable {
         guard case let .object(members)? = value["data"]?["input"] else {
             throw TraceProblem(line: line, field: "data.input", "the creation needs data.input: a creation body as POST /v1/sessions takes it")
         }
-        var bytes: [UInt8] = []
-        JSON.object(members.filter { !Self.ignoredCreationFields.contains($0.0) }).write(to: &bytes)
         do throws(InputProblem) {
-            var config = try InputDecoding.creation(bytes).config
+            var config = try InputDecoding.creation(BodyFields.object(.object(members.filter { !Self.ignoredCreationFields.contains($0.0) }))).config
             config.clock = .virtual
             warn(line: line, ControlBody.creation.unknownFields(in: .object(members)))
             return config
@@ -300,7 +298,7 @@ package struct TraceReader: Sendable {
         guard let via else { throw TraceProblem(line: line, field: "data.via", "an input needs data.via or a type to tell its channel") }
         if via == "clock" { return .skipped }
         guard !tornDown else { throw TraceProblem(line: line, "an input after the teardown: the session is closed") }
-        let decode: ([UInt8]) throws(InputProblem) -> Input
+        let decode: InputDecoding.Decode
         // A bridge message's fields are Web's own (H21): not checked.
         var checked: ControlBody?
         switch via {
@@ -318,10 +316,8 @@ package struct TraceReader: Sendable {
         guard case .object = data["input"] ?? .null else {
             throw TraceProblem(line: line, field: "data.input", "an input needs data.input: the body as its endpoint takes it")
         }
-        var bytes: [UInt8] = []
-        data["input"]!.write(to: &bytes)
         do throws(InputProblem) {
-            let input = try decode(bytes)
+            let input = try decode(BodyFields.object(data["input"]!))
             if case .teardown = input { tornDown = true }
             if let checked { warn(line: line, checked.unknownFields(in: data["input"]!)) }
             return .input(TraceInput(line: line, atMs: atMs, input: input))

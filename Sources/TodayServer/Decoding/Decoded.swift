@@ -7,9 +7,20 @@ extension APIError {
     }
 }
 
-/// The core's decoders (`InputDecoding`) with their refusals answered as `APIError`s.
+/// The core's decoders (`InputDecoding`) with their refusals answered as `APIError`s. A body is
+/// parsed once (`body`); its input and its unknown fields are both read from that value.
 enum Decoded {
-    static func http<T>(_ decode: @escaping @Sendable ([UInt8]) throws(InputProblem) -> T) -> @Sendable ([UInt8]) throws(APIError) -> T {
+    /// A request's body as a JSON object, or `invalid_json`.
+    static func body(_ bytes: [UInt8]) throws(APIError) -> BodyFields {
+        do throws(InputProblem) { return try BodyFields.object(from: bytes) } catch { throw APIError(error) }
+    }
+
+    /// A parsed value (a `/steps` element's body) as a JSON object, or `invalid_json`.
+    static func object(_ value: JSON) throws(APIError) -> BodyFields {
+        do throws(InputProblem) { return try BodyFields.object(value) } catch { throw APIError(error) }
+    }
+
+    static func http<T>(_ decode: @escaping @Sendable (BodyFields) throws(InputProblem) -> T) -> @Sendable (BodyFields) throws(APIError) -> T {
         { body throws(APIError) in
             do throws(InputProblem) { return try decode(body) } catch { throw APIError(error) }
         }

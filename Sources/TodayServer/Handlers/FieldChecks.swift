@@ -13,11 +13,12 @@ struct FieldChecks: Sendable {
         return mode
     }
 
-    /// The warnings a body earns under the request's mode; `Strict` refuses it instead.
-    func check(_ request: HTTPRequest, _ body: [UInt8], as kind: ControlBody) throws(APIError) -> FieldWarnings {
+    /// The warnings a body (as the request's decoding parsed it) earns under the request's mode;
+    /// `Strict` refuses it instead.
+    func check(_ request: HTTPRequest, _ body: JSON, as kind: ControlBody) throws(APIError) -> FieldWarnings {
         let mode = try mode(request)
-        guard mode != .ignore, let value = try? JSON.parse(bytes: body) else { return FieldWarnings(mode: mode) }
-        return try FieldWarnings(mode: mode, found: kind.unknownFields(in: value))
+        guard mode != .ignore else { return FieldWarnings(mode: mode) }
+        return try FieldWarnings(mode: mode, found: kind.unknownFields(in: body))
     }
 }
 

@@ -56,15 +56,16 @@ struct ScriptHandlers: Sendable {
         var newId: String?
         var warnings = FieldWarnings(mode: try fields.mode(request))
         if !request.body.isEmpty {
+            let body = try Decoded.body(request.body)
             do throws(InputProblem) {
-                newId = try BodyFields.object(from: request.body).string("id")
+                newId = try body.string("id")
             } catch {
                 throw APIError(error)
             }
             if let newId, !HostSession.isValidId(newId) {
                 throw .invalidField("id", HostSession.idRule)
             }
-            warnings = try fields.check(request, request.body, as: .fork)
+            warnings = try fields.check(request, body.object, as: .fork)
         }
         do throws(StoreError) {
             let copy = try store.fork(path["id"], as: newId)

@@ -19,8 +19,9 @@ struct SessionHandlers: Sendable {
     static let longestWaitMs = 30_000
 
     func create(_ request: HTTPRequest, _: PathParameters) throws(APIError) -> HTTPResponse {
-        var (id, config, ttlMs) = try Decoded.http(InputDecoding.creation)(request.body)
-        let warnings = try fields.check(request, request.body, as: .creation)
+        let body = try Decoded.body(request.body)
+        var (id, config, ttlMs) = try Decoded.http(InputDecoding.creation)(body)
+        let warnings = try fields.check(request, body.object, as: .creation)
         if let label = request.scope.label {
             // A label-bound token creates sessions of its own label only.
             guard config.label == nil || config.label == label else {
@@ -217,14 +218,16 @@ struct InputHandlers: Sendable {
     let fields: FieldChecks
 
     /// A handler that decodes its body with `decode` and applies the input; a body of `kind`
-    /// has its unknown fields warned about (a bridge message, `nil`, keeps H21: ignored).
-    func feed(_ kind: ControlBody?, _ decode: @escaping @Sendable ([UInt8]) throws(APIError) -> Input) -> Router.Handler {
+    /// has its unknown fields warned about (a bridge message, `nil`, keeps H21: ignored). The
+    /// body and `If-Match` are each parsed once, here, and the values passed on.
+    func feed(_ kind: ControlBody?, _ decode: @escaping @Sendable (BodyFields) throws(APIError) -> Input) -> Router.Handler {
         { [self] (request: HTTPRequest, path: PathParameters) throws(APIError) -> HTTPResponse in
             let id = path["id"]
-            _ = try Conditional.expectedVersion(request)  // a malformed If-Match is refused before the body
-            let input: Input
+            let expectedVersion = try Conditional.expectedVersion(request)  // a malformed If-Match is refused before the body
+            let body: BodyFields, input: Input
             do throws(APIError) {
-                input = try decode(request.body)
+                body = try Decoded.body(request.body)
+                input = try decode(body)
             } catch {
                 // A missing or closed session is the more useful answer than a bad body.
                 let stored: StoredSession
@@ -232,9 +235,9 @@ struct InputHandlers: Sendable {
                 if stored.session.isClosed { throw .sessionClosed }
                 throw error
             }
-            let warnings = if let kind { try fields.check(request, request.body, as: kind) } else { FieldWarnings(mode: try fields.mode(request)) }
-            return try Submission(store: store, scheduler: scheduler, log: log).submit([.input(input)], to: id, for: request,
-                                                                                      warnings: warnings) {
+            let warnings = if let kind { try fields.check(request, body.object, as: kind) } else { FieldWarnings(mode: try fields.mode(request)) }
+            return try Submission(store: store, scheduler: scheduler, log: log).submit([.input(input)], to: id, ifVersion: expectedVersion,
+                                                                                      for: request, warnings: warnings) {
                 writes in Responses.input(writes[0], view: writes[0].viewBytes).body
             }
         }

@@ -11,7 +11,7 @@ struct StepsHandler: Sendable {
     let fields: FieldChecks
 
     /// Each step key, its decoder and the body whose fields it checks (`webEvent`: none, H21).
-    static let kinds: [(key: String, body: ControlBody?, decode: @Sendable ([UInt8]) throws(APIError) -> Input)] = [
+    static let kinds: [(key: String, body: ControlBody?, decode: @Sendable (BodyFields) throws(APIError) -> Input)] = [
         ("gesture", .gesture, Decoded.http(InputDecoding.gesture)), ("lifecycle", .lifecycle, Decoded.http(InputDecoding.lifecycle)),
         ("webEvent", nil, Decoded.http(InputDecoding.webEvent)), ("command", .command, Decoded.http(InputDecoding.command)),
         ("clock", .clock, Decoded.http(InputDecoding.clock)),
@@ -25,8 +25,9 @@ struct StepsHandler: Sendable {
         let mode = try fields.mode(request)
         let (steps, unknown) = try Self.decode(request.body)
         let warnings = try FieldWarnings(mode: mode, found: unknown)
-        return try Submission(store: store, scheduler: scheduler, log: log).submit(steps, to: path["id"], for: request,
-                                                                                  warnings: warnings) {
+        let expectedVersion = try Conditional.expectedVersion(request)
+        return try Submission(store: store, scheduler: scheduler, log: log).submit(steps, to: path["id"], ifVersion: expectedVersion,
+                                                                                  for: request, warnings: warnings) {
             writes in Self.answer(writes).body
         }
     }
@@ -67,10 +68,8 @@ struct StepsHandler: Sendable {
             if !readsView {
                 // Decoded here, not by the writer in the batch's transaction; a step that does
                 // not decode still fails in its turn (an earlier step's refusal comes first).
-                var bytes: [UInt8] = []
-                body.write(to: &bytes)
                 do throws(APIError) {
-                    let input = try decode(bytes)
+                    let input = try decode(Decoded.object(body))
                     // A batch of one stays a batch (its refusal names step 0), not a single input.
                     steps.append(elements.count > 1 ? .input(input) : .resolve { _ in .success(input) })
                 } catch {
@@ -85,10 +84,8 @@ struct StepsHandler: Sendable {
                 case let .success(value): resolved = value
                 case let .failure(error): return .failure(.unresolved(error))
                 }
-                var bytes: [UInt8] = []
-                resolved.write(to: &bytes)
                 do throws(APIError) {
-                    return .success(try decode(bytes))
+                    return .success(try decode(Decoded.object(resolved)))
                 } catch {
                     return .failure(.unresolved(StepError(error)))
                 }

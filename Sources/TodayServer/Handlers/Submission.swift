@@ -11,10 +11,10 @@ struct Submission: Sendable {
 
     /// `render` makes the `200` body from what the steps wrote; `warnings` are added to it
     /// (and stored with it under an `Idempotency-Key`, so a replay carries them again).
-    func submit(_ steps: [SessionStore.Step], to id: String, for request: HTTPRequest, warnings: FieldWarnings,
-                render: @escaping @Sendable ([SessionStore.Write]) -> [UInt8]) throws(APIError) -> HTTPResponse {
+    /// `expectedVersion`: the request's `If-Match`, as its handler parsed it.
+    func submit(_ steps: [SessionStore.Step], to id: String, ifVersion expectedVersion: Int?, for request: HTTPRequest,
+                warnings: FieldWarnings, render: @escaping @Sendable ([SessionStore.Write]) -> [UInt8]) throws(APIError) -> HTTPResponse {
         let render: @Sendable ([SessionStore.Write]) -> [UInt8] = { writes in warnings.adding(to: render(writes)) }
-        let expectedVersion = try Conditional.expectedVersion(request)
         let pokeIfWall: @Sendable ([SessionStore.Write]) -> Void = { [scheduler] writes in
             if writes.last?.stored.isWall == true { scheduler?.poke() }
         }
