@@ -73,15 +73,15 @@ package enum StepFailure: Error, Sendable, Equatable, CustomStringConvertible {
     case refused(InputError)
     /// The batch's answer would pass `limitBytes` (`SessionStore.maximumBatchAnswerBytes`).
     case answerTooLarge(limitBytes: Int)
-    /// The caller's own making of the step (`SessionStore.Step.resolve`) failed: carried back
-    /// as the caller gave it.
-    case unresolved(any Error & Sendable)
+    /// The step could not be made: its body did not decode, or a `$ref` in it did not resolve
+    /// (`SessionStore.Step`).
+    case unresolved(InputProblem)
 
     package var description: String {
         switch self {
         case let .refused(error): return "refused: \(error)"
         case let .answerTooLarge(limitBytes): return "the batch's answer would pass \(limitBytes) bytes"
-        case let .unresolved(error): return String(describing: error)
+        case let .unresolved(problem): return problem.detail
         }
     }
 

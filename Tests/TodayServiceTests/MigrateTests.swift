@@ -75,12 +75,12 @@ import TodayTestSupport
         return answers
     }
 
-    /// A keyed batch of one pull on session `id`, answered with `answer-<id>`.
+    /// A keyed batch of one pull on session `id` (its answer names the session).
     static func keyed(_ store: SessionStore, _ id: String, key: String) throws -> SessionStore.Submitted {
         let done = DispatchSemaphore(value: 0)
         let box = KeyedBox()
         store.apply(steps: [.input(.gesture(.pull(requestId: nil)))], to: id, ifVersion: nil,
-                    idempotency: .init(key: key, fingerprint: Array("pull".utf8), render: { _ in Array("answer-\(id)".utf8) })) {
+                    idempotency: .init(key: key, fingerprint: Array("pull".utf8), answer: .input, warnings: [])) {
             box.result = $0
             done.signal()
         }

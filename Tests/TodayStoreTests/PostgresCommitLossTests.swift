@@ -13,9 +13,7 @@ import TodayTestSupport
     static func keyed(_ store: SessionStore, _ key: String) -> Result<SessionStore.Submitted, StoreError> {
         let done = DispatchSemaphore(value: 0)
         let box = KeyedBox()
-        let idempotency = SessionStore.Idempotency(key: key, fingerprint: Array(key.utf8)) { writes in
-            Array("version \(writes.last?.stored.session.version ?? 0)".utf8)
-        }
+        let idempotency = SessionStore.Idempotency(key: key, fingerprint: Array(key.utf8), answer: .input, warnings: [])
         store.apply(steps: [.input(.clock(.advanceBy(100)))], to: "s1", ifVersion: nil, idempotency: idempotency) {
             box.result = $0
             done.signal()
@@ -54,7 +52,7 @@ import TodayTestSupport
                 Issue.record("the keyed retry replays what was committed")
                 return
             }
-            #expect(answer == Array("version 3".utf8))
+            #expect(try JSON.parse(bytes: answer)["session"]?["version"] == 3, "the stored answer is the keyed write's")
             // The next input builds on the stored version.
             guard case .applied = try Self.keyed(store, "k3").get() else { Issue.record("k3 is applied"); return }
             #expect(try store.session("s1").session.version == 4)

@@ -6,6 +6,18 @@ package enum InputDecoding {
     /// One endpoint's decoder.
     package typealias Decode = @Sendable (BodyFields) throws(InputProblem) -> Input
 
+    /// The decoder of the endpoint a `/steps` element's key (an input's `via`) names.
+    package static func decoder(forChannel channel: String) -> Decode? {
+        switch channel {
+        case "gesture": return gesture
+        case "lifecycle": return lifecycle
+        case "webEvent": return webEvent
+        case "command": return command
+        case "clock": return clock
+        default: return nil
+        }
+    }
+
     /// `POST /v1/sessions`.
     package static func creation(_ fields: BodyFields) throws(InputProblem) -> (id: String?, config: SessionConfig, ttlMs: Millis?) {
         guard let uid = try fields.identifier("uid") else { throw .invalidField("uid", "is required") }

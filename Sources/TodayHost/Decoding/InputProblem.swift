@@ -31,7 +31,7 @@ package struct InputProblem: Error, Equatable, Sendable {
         }
     }
 
-    init(code: Code, detail: String, field: String? = nil) {
+    package init(code: Code, detail: String, field: String? = nil) {
         self.code = code
         self.detail = detail
         self.field = field

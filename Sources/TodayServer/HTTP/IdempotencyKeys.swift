@@ -11,7 +11,7 @@ enum IdempotencyKeys {
     /// The request's key and fingerprint, or `nil` without the header. The fingerprint holds
     /// the `fieldValidation` mode (the same body is another request under another mode); under
     /// the default `Warn` it is the method, path and body alone, as before modes existed.
-    static func key(_ request: HTTPRequest, mode: FieldValidation, render: @escaping @Sendable ([SessionStore.Write]) -> [UInt8])
+    static func key(_ request: HTTPRequest, mode: FieldValidation, answer: WriteAnswer, warnings: [FieldWarning])
         throws(APIError) -> SessionStore.Idempotency?
     {
         guard let key = request.header("Idempotency-Key") else { return nil }
@@ -19,6 +19,6 @@ enum IdempotencyKeys {
         if let problem = FieldLimits.identifierProblem(key) { throw .invalidField("Idempotency-Key", problem) }
         let modeLine = mode == .warn ? "" : "fieldValidation=\(mode.rawValue)\n"
         let fingerprint = SHA1.digest(Array("\(request.method) \(request.path)\n\(modeLine)".utf8) + request.body)
-        return SessionStore.Idempotency(key: key, fingerprint: fingerprint, render: render)
+        return SessionStore.Idempotency(key: key, fingerprint: fingerprint, answer: answer, warnings: warnings)
     }
 }

@@ -42,8 +42,8 @@ struct StepError: Error, Equatable, Sendable {
             self.init(code: "invalid_field", status: 400,
                       detail: "the batch's answer would pass \(limitBytes >> 20) MiB (each step's result carries the session view); send fewer steps per batch",
                       field: "steps")
-        case let .unresolved(error):
-            self = error as? StepError ?? StepError(code: "invalid_field", status: 400, detail: String(describing: error))
+        case let .unresolved(problem):
+            self.init(APIError(problem))
         }
     }
 }

@@ -1,4 +1,5 @@
 import TodayHost
+import TodayStore
 
 /// Unknown fields in control-plane bodies (API: Conventions, `fieldValidation`): the mode is the
 /// request's `?fieldValidation=`, else the server's `--field-validation` (default `Warn`).
@@ -53,14 +54,7 @@ struct FieldWarnings: Sendable {
     var isEmpty: Bool { listed.isEmpty }
 
     /// `bytes` (a JSON object) with `"warnings":[…]` as its first member.
-    func adding(to bytes: [UInt8]) -> [UInt8] {
-        guard !listed.isEmpty, bytes.first == UInt8(ascii: "{") else { return bytes }
-        var out = Array(#"{"warnings":"#.utf8)
-        JSON.array(listed.map(\.json)).write(to: &out)
-        if bytes.count > 2 { out.append(UInt8(ascii: ",")) }
-        out += bytes.dropFirst()
-        return out
-    }
+    func adding(to bytes: [UInt8]) -> [UInt8] { WriteAnswer.adding(listed, to: bytes) }
 
     /// `Warning: 299 - "…"` (RFC 7234's miscellaneous persistent warning) per listed warning;
     /// the text is printable ASCII, so no field a client sent can break the header.

@@ -237,9 +237,7 @@ struct InputHandlers: Sendable {
             }
             let warnings = if let kind { try fields.check(request, body.object, as: kind) } else { FieldWarnings(mode: try fields.mode(request)) }
             return try Submission(store: store, scheduler: scheduler, log: log).submit([.input(input)], to: id, ifVersion: expectedVersion,
-                                                                                      for: request, warnings: warnings) {
-                writes in Responses.input(writes[0], view: writes[0].viewBytes).body
-            }
+                                                                                      for: request, warnings: warnings, answer: .input)
         }
     }
 }

@@ -9,18 +9,17 @@ struct Submission: Sendable {
     let scheduler: WallClockScheduler?
     let log: RequestLog
 
-    /// `render` makes the `200` body from what the steps wrote; `warnings` are added to it
-    /// (and stored with it under an `Idempotency-Key`, so a replay carries them again).
-    /// `expectedVersion`: the request's `If-Match`, as its handler parsed it.
+    /// `answer` is the `200` body's shape (`WriteAnswer`, made from what the steps wrote);
+    /// `warnings` are added to it (and stored with it under an `Idempotency-Key`, so a replay
+    /// carries them again). `expectedVersion`: the request's `If-Match`, as its handler parsed it.
     func submit(_ steps: [SessionStore.Step], to id: String, ifVersion expectedVersion: Int?, for request: HTTPRequest,
-                warnings: FieldWarnings, render: @escaping @Sendable ([SessionStore.Write]) -> [UInt8]) throws(APIError) -> HTTPResponse {
-        let render: @Sendable ([SessionStore.Write]) -> [UInt8] = { writes in warnings.adding(to: render(writes)) }
+                warnings: FieldWarnings, answer: WriteAnswer, asBatch: Bool = false) throws(APIError) -> HTTPResponse {
         let pokeIfWall: @Sendable ([SessionStore.Write]) -> Void = { [scheduler] writes in
             if writes.last?.stored.isWall == true { scheduler?.poke() }
         }
-        let keyed = try IdempotencyKeys.key(request, mode: warnings.mode, render: render)
+        let keyed = try IdempotencyKeys.key(request, mode: warnings.mode, answer: answer, warnings: warnings.listed)
         return .later { [store, log] finish in
-            store.apply(steps: steps, to: id, ifVersion: expectedVersion, idempotency: keyed) { result in
+            store.apply(steps: steps, to: id, ifVersion: expectedVersion, idempotency: keyed, asBatch: asBatch) { result in
                 if case let .success(.applied(writes, _)) = result { pokeIfWall(writes) }
                 finish {
                     var response: HTTPResponse
@@ -29,7 +28,7 @@ struct Submission: Sendable {
                         // Under a key the answer was made in the transaction and stored there.
                         response = .jsonBytes(answer)
                     case let .success(.applied(writes, nil)):
-                        response = .jsonBytes(render(writes))
+                        response = .jsonBytes(answer.bytes(of: writes, warnings: warnings.listed))
                         // The view the answer encoded, kept for the reads that follow.
                         if let last = writes.last { _ = store.viewBytes(after: last) }
                     case let .success(.replayed(answer)):

@@ -23,14 +23,17 @@ final class GroupCommit: @unchecked Sendable {
         var replayed: [UInt8]?
         /// The answer stored for this key.
         var rendered: [UInt8]?
+        /// Whether the steps are a batch even when there is one (`SessionStore.apply(steps:)`).
+        let asBatch: Bool
         /// Several steps: a long transaction, written on its own.
         var isBatch: Bool { steps.count > 1 }
 
-        init(steps: [SessionStore.Step], sessionId: String, expectedVersion: Int?,
+        init(steps: [SessionStore.Step], sessionId: String, expectedVersion: Int?, asBatch: Bool = false,
              completion: @escaping @Sendable (Result<[SessionStore.Write], StoreError>) -> Void) {
             self.steps = steps
             self.sessionId = sessionId
             self.expectedVersion = expectedVersion
+            self.asBatch = asBatch
             self.completion = completion
         }
     }

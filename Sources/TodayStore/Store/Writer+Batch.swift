@@ -36,7 +36,7 @@ extension SessionStore {
                 pending.result = .failure(.versionMismatch(expected: expected, current: session.session.version))
                 continue
             }
-            if case let .input(input) = pending.steps.first, pending.steps.count == 1 {
+            if !pending.asBatch, case let .input(input) = pending.steps.first, pending.steps.count == 1 {
                 // One input: a refusal writes nothing, no savepoint needed.
                 switch try applyInTransaction(input, to: session, transaction) {
                 case let .success(write):
@@ -76,10 +76,11 @@ extension SessionStore {
             let input: Input
             switch step {
             case let .input(given): input = given
-            case let .resolve(make):
-                switch make(session.session) {
+            case let .refused(problem): return .failure(.badStep(index: index, .unresolved(problem)))
+            case let .reference(channel, body):
+                switch StepReferences.input(channel: channel, body: body, view: session.session.view) {
                 case let .success(made): input = made
-                case let .failure(error): return .failure(.badStep(index: index, error))
+                case let .failure(problem): return .failure(.badStep(index: index, .unresolved(problem)))
                 }
             }
             // The session row is written once, after the last step: a batch's steps commit

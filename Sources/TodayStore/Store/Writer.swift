@@ -49,11 +49,14 @@ extension SessionStore {
         return write
     }
 
-    /// One step of a batch: an input, or one made from the session as it stands at that step
-    /// (a script's `$ref`).
+    /// One step of a batch, as data: an input; a body that reads the session as it stands at
+    /// that step (`{"$ref": "document.requestId"}` anywhere in it: resolved against the view when
+    /// the step runs, then decoded as the body of `channel`, a `/steps` key); or a body that did
+    /// not decode, refused in its turn (an earlier step's refusal comes first).
     package enum Step: Sendable {
         case input(Input)
-        case resolve(@Sendable (HostSession) -> Result<Input, StepFailure>)
+        case reference(channel: String, body: JSON)
+        case refused(InputProblem)
     }
 
     /// What an accepted batch got.
@@ -74,9 +77,11 @@ extension SessionStore {
     /// `expectedVersion` (`If-Match`) the steps are refused, changing nothing, when the session
     /// is no longer at that version; with `idempotency` the answer is stored with them, or the
     /// stored one is given back (`Idempotency.swift`).
+    /// `asBatch`: one step is a batch too (its refusal is `badStep` 0, as `/steps` answers it),
+    /// not a single input.
     package func apply(steps: [Step], to id: String, ifVersion expectedVersion: Int? = nil, idempotency: Idempotency? = nil,
-                      completion: @escaping @Sendable (Result<Submitted, StoreError>) -> Void) {
-        let pending = GroupCommit.Pending(steps: steps, sessionId: id, expectedVersion: expectedVersion) { _ in }
+                      asBatch: Bool = false, completion: @escaping @Sendable (Result<Submitted, StoreError>) -> Void) {
+        let pending = GroupCommit.Pending(steps: steps, sessionId: id, expectedVersion: expectedVersion, asBatch: asBatch) { _ in }
         pending.idempotency = idempotency
         pending.completion = { [unowned pending] result in
             if let replayed = pending.replayed { return completion(.success(.replayed(answer: replayed))) }
