@@ -119,7 +119,7 @@ enum StoreThroughput {
             }
             let write = try applied(input, to: "bench-\(count % sessions)", in: store)
             let viewStart = DispatchTime.now().uptimeNanoseconds
-            _ = store.viewBytes(after: write)
+            _ = write.viewBytes
             viewTime += DispatchTime.now().uptimeNanoseconds - viewStart
             count += 1
         }

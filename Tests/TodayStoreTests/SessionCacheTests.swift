@@ -28,7 +28,7 @@ import TodayHost
         _ = try store.create(id: "s1", config: SessionConfig(uid: "u1"))
         for input in script {
             let write = try store.apply(input, to: "s1")
-            let answered = store.viewBytes(after: write)
+            let answered = write.viewBytes
             let reloaded = try store.reloadFromDisk("s1")
             // The differential between the cached session and the one on disk is nil.
             #expect(try store.session("s1").session == reloaded.session)
@@ -38,15 +38,15 @@ import TodayHost
         }
     }
 
-    /// A view rendered for a write (`viewBytes(after:)`) after its session was removed and a
-    /// new one created under the same id, both at version 1, must not become the new one's.
+    /// A view rendered for a write (`Write.viewBytes`) after its session was removed and a new
+    /// one created under the same id, both at version 1, must not become the new one's.
     @Test func aLateViewOfARemovedSessionIsNotKeptForItsSuccessor() throws {
         let (store, directory) = try temporaryStore()
         defer { try? FileManager.default.removeItem(at: directory) }
         let first = try store.create(id: "s1", config: SessionConfig(uid: "old-uid"))
         #expect(try store.purge(id: "s1"))
         _ = try store.create(id: "s1", config: SessionConfig(uid: "new-uid"))
-        _ = store.viewBytes(after: first)
+        _ = first.viewBytes
         let view = try JSON.parse(bytes: try store.viewBytes("s1"))
         #expect(view["uid"] == "new-uid")
     }

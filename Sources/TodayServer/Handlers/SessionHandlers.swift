@@ -37,7 +37,7 @@ struct SessionHandlers: Sendable {
         }
         if write.stored.isWall { scheduler?.poke() }
         if ttlMs != nil { expiry?.poke() }
-        var response = HTTPResponse.jsonBytes(store.viewBytes(after: write), status: 201)
+        var response = HTTPResponse.jsonBytes(write.viewBytes, status: 201)
         response.headers.append(("Location", "/v1/sessions/\(write.stored.id)"))
         return warnings.adding(to: response)
     }

@@ -29,8 +29,6 @@ struct Submission: Sendable {
                         response = .jsonBytes(answer)
                     case let .success(.applied(writes, nil)):
                         response = .jsonBytes(answer.bytes(of: writes, warnings: warnings.listed))
-                        // The view the answer encoded, kept for the reads that follow.
-                        if let last = writes.last { _ = store.viewBytes(after: last) }
                     case let .success(.replayed(answer)):
                         response = .jsonBytes(answer)
                         response.headers.append(("Idempotent-Replayed", "true"))

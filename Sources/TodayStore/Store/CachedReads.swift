@@ -60,9 +60,7 @@ extension SessionStore {
         versionChecks.version(of: id) { [cache] result in
             answer(result.map { version in
                 guard version == stored.version, let (view, cached) = cache.view(id), cached.version == stored.version else { return nil }
-                let bytes = view ?? cached.viewBytes
-                if view == nil { cache.remember(view: bytes, of: id, version: cached.version) }
-                return (bytes, Self.tag(cached))
+                return (view.bytes(of: cached), Self.tag(cached))
             })
         }
         return true
@@ -75,22 +73,13 @@ extension SessionStore {
 
     func viewAndSession(_ id: String) throws(StoreError) -> (bytes: [UInt8], stored: StoredSession) {
         if let (view, stored) = cache.view(id), !stored.isWall, try isCurrent(stored) {
-            if let view { return (view, stored) }
-            let bytes = stored.viewBytes
-            cache.remember(view: bytes, of: id, version: stored.version)
-            return (bytes, stored)
+            return (view.bytes(of: stored), stored)
         }
         let stored = try session(id)
-        let bytes = stored.viewBytes
-        if !stored.isWall { cache.remember(view: bytes, of: id, version: stored.version) }
-        return (bytes, stored)
-    }
-
-    /// The view after a write (`Write.viewBytes`, encoded once), kept for the reads that
-    /// follow. Called after the write committed, never inside it.
-    package func viewBytes(after write: Write) -> [UInt8] {
-        let bytes = write.viewBytes
-        if !write.stored.isWall { cache.remember(view: bytes, of: write.stored.id, version: write.stored.version) }
-        return bytes
+        // Just cached by `session` (not a `wall` one): its view is encoded there, once.
+        if !stored.isWall, let (view, cached) = cache.view(id), cached.ord == stored.ord, cached.version == stored.version {
+            return (view.bytes(of: cached), cached)
+        }
+        return (stored.viewBytes, stored)
     }
 }

@@ -4,8 +4,9 @@ import TodayHost
 /// Group commit on one writer thread: inputs queue up while a transaction is being written,
 /// and the next transaction carries all of them (one refused input writes nothing while the
 /// others stand). Each caller is called back only after the transaction holding its input
-/// has committed: nothing is answered before it is durable. No caller's thread waits for the
-/// writer unless it asks to (`SessionStore.apply`).
+/// has committed: nothing is answered before it is durable. The callbacks run on the store's
+/// `Delivery` queue, not the writer thread. No caller's thread waits for the writer unless it
+/// asks to (`SessionStore.apply`).
 final class GroupCommit: @unchecked Sendable {
     /// One input waiting for its transaction. Filled in by its caller before `submit`, then
     /// only by the writer thread, then read by the completion it calls.
@@ -43,10 +44,13 @@ final class GroupCommit: @unchecked Sendable {
     private var queue: [Pending] = []
     private var stopped = false
     private let commit: @Sendable ([Pending]) -> Void
+    private let delivery: Delivery
     private var loop: BackgroundLoop!
 
     /// `commit` writes one batch and sets each input's result; it runs on the writer thread.
-    init(commit: @escaping @Sendable ([Pending]) -> Void) {
+    /// Each input's completion is handed to `delivery`.
+    init(delivery: Delivery, commit: @escaping @Sendable ([Pending]) -> Void) {
+        self.delivery = delivery
         self.commit = commit
         loop = BackgroundLoop(name: "todaysim-writer", nextWake: { nil }) { [unowned self] in drain() }
         loop.start()
@@ -69,7 +73,7 @@ final class GroupCommit: @unchecked Sendable {
                 commit(group)
                 for pending in group {
                     guard let result = pending.result else { preconditionFailure("a committed batch left an input unanswered") }
-                    pending.completion(result)
+                    delivery.deliver { pending.completion(result) }
                 }
             }
         }
@@ -89,12 +93,13 @@ final class GroupCommit: @unchecked Sendable {
     }
 
     /// Stops the writer thread, then writes what was already queued: every input submitted
-    /// before the stop is answered.
+    /// before the stop is answered before it returns.
     func stop() {
         lock.lock()
         stopped = true
         lock.unlock()
         loop.stop()
         drain()
+        delivery.flush()
     }
 }

@@ -8,9 +8,10 @@ import TodayHost
 final class SessionCache: @unchecked Sendable {
     struct Entry {
         var stored: StoredSession
-        /// The view's JSON for `stored.session.version` (not kept for `wall` sessions, whose
-        /// clock moves between reads).
-        var view: [UInt8]?
+        /// The view's JSON for `stored`, encoded at most once, by whoever needs it first: the
+        /// answer to the write that made `stored` (the store puts that write's here) or a read.
+        /// Not used for `wall` sessions, whose clock moves between reads.
+        var view: EncodedView
         var lastUse: UInt64
     }
 
@@ -30,8 +31,8 @@ final class SessionCache: @unchecked Sendable {
         return entries[id]?.stored
     }
 
-    /// The cached view bytes, or the session to encode them from.
-    func view(_ id: String) -> (view: [UInt8]?, stored: StoredSession)? {
+    /// The cached session and its view (encoded once, on first use).
+    func view(_ id: String) -> (view: EncodedView, stored: StoredSession)? {
         lock.lock()
         defer { lock.unlock() }
         guard var entry = entries[id] else { return nil }
@@ -41,23 +42,15 @@ final class SessionCache: @unchecked Sendable {
         return (entry.view, entry.stored)
     }
 
-    /// Keeps `view` only if the cached session is still the row and version it was made from
-    /// (a session removed and created again under its id starts over at version 1).
-    func remember(view: [UInt8], of id: String, version: StoredVersion) {
-        lock.lock()
-        defer { lock.unlock() }
-        guard entries[id]?.stored.version == version, entries[id]?.stored.isWall == false else { return }
-        entries[id]?.view = view
-    }
-
     /// Keeps `stored` unless the cache already holds a later revision of the same row (two
     /// commits on shared storage may report back in either order).
-    func put(_ stored: StoredSession, view: [UInt8]? = nil) {
+    /// `view`: the view of `stored` (a write's, shared with its answer), else a new one.
+    func put(_ stored: StoredSession, view: EncodedView? = nil) {
         lock.lock()
         defer { lock.unlock() }
         if let held = entries[stored.id]?.stored, held.ord == stored.ord, held.session.lastSeq > stored.session.lastSeq { return }
         tick += 1
-        entries[stored.id] = Entry(stored: stored, view: stored.isWall ? nil : view, lastUse: tick)
+        entries[stored.id] = Entry(stored: stored, view: view ?? EncodedView(), lastUse: tick)
         if entries.count > capacity { evict() }
     }
 

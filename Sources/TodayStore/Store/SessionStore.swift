@@ -55,11 +55,25 @@ package final class SessionStore: @unchecked Sendable {
 
     func notifyChanged(_ ids: [String]) {
         guard !ids.isEmpty else { return }
-        observersLock.lock()
-        let current = observers
-        observersLock.unlock()
-        for observer in current { observer(ids) }
+        for observer in currentObservers { observer(ids) }
     }
+
+    /// `notifyChanged` from the writer thread: on the delivery queue, before the answers of the
+    /// same commit.
+    func deliverChanged(_ ids: [String]) {
+        guard !ids.isEmpty else { return }
+        let current = currentObservers
+        delivery.deliver { for observer in current { observer(ids) } }
+    }
+
+    private var currentObservers: [@Sendable ([String]) -> Void] {
+        observersLock.lock()
+        defer { observersLock.unlock() }
+        return observers
+    }
+
+    /// Where the writer thread hands committed writes' answers and change notices (`Delivery`).
+    let delivery = Delivery()
 
     /// The real time the store reads (`wall` sessions, idle expiry, retention) and its
     /// background jobs wait on: `SystemTime`, or a test's.
@@ -127,7 +141,7 @@ package final class SessionStore: @unchecked Sendable {
         self.time = time
         self.unixNow = unixNow ?? { time.nowMs() }
         self.dueByDatabaseClock = dueByDatabaseClock ?? (unixNow == nil && time is SystemTime && storage.isShared)
-        groupCommit = GroupCommit { [weak self] batch in
+        groupCommit = GroupCommit(delivery: delivery) { [weak self] batch in
             guard let self else {
                 for pending in batch { pending.result = .failure(.storageUnavailable("the store is closed")) }
                 return

@@ -4,16 +4,16 @@ import TodayHost
 /// Inside a write's transaction: a batch of inputs applied in turn, the session each starts
 /// from, its new state written and its timeline entries appended.
 extension SessionStore {
-    /// Inside the batch's transaction: each input in turn; returns the sessions it changed.
-    func applyBatch(_ batch: [GroupCommit.Pending], _ transaction: any StorageTransaction) throws(StoreError) -> [String: StoredSession] {
-        var latest: [String: StoredSession] = [:]
+    /// Inside the batch's transaction: each input in turn; returns each changed session's last write.
+    func applyBatch(_ batch: [GroupCommit.Pending], _ transaction: any StorageTransaction) throws(StoreError) -> [String: Write] {
+        var latest: [String: Write] = [:]
         // Shared storage: every session of the batch locked in one statement, in id order (two
         // servers' batches cannot deadlock), and the cache checked against what is stored.
         let locked = storage.isShared ? try transaction.lockSessions(ids: Array(Set(batch.map(\.sessionId)))) : nil
         for pending in batch {
             let session: StoredSession
             if let inBatch = latest[pending.sessionId] {
-                session = inBatch
+                session = inBatch.stored
             } else {
                 do throws(StoreError) {
                     session = try current(pending.sessionId, transaction, locked: locked)
@@ -40,7 +40,7 @@ extension SessionStore {
                 // One input: a refusal writes nothing, no savepoint needed.
                 switch try applyInTransaction(input, to: session, transaction) {
                 case let .success(write):
-                    latest[pending.sessionId] = write.stored
+                    latest[pending.sessionId] = write
                     pending.result = .success([write])
                     try remember(pending, [write], of: session, transaction)
                 case let .failure(refusal):
@@ -52,7 +52,7 @@ extension SessionStore {
             switch try applySteps(pending.steps, to: session, transaction) {
             case let .success(writes):
                 try transaction.releaseSavepoint()
-                if let last = writes.last { latest[pending.sessionId] = last.stored }
+                if let last = writes.last { latest[pending.sessionId] = last }
                 pending.result = .success(writes)
                 try remember(pending, writes, of: session, transaction)
             case let .failure(error):

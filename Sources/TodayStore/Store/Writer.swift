@@ -12,9 +12,10 @@ extension SessionStore {
         package var entries: [[UInt8]]
         let encodedView = EncodedView()
 
-        /// The session view after this write, encoded at most once, by whoever answers with it
-        /// first (an answer made in the transaction under an `Idempotency-Key`, or after it);
-        /// the store keeps it for the reads that follow. Reading it never calls the store.
+        /// The session view after this write, encoded at most once, by whoever needs it first
+        /// (the answer, made in the transaction under an `Idempotency-Key` or after it, or a
+        /// read): the store caches this write's view as it commits. Reading it never calls the
+        /// store.
         package var viewBytes: [UInt8] { encodedView.bytes(of: stored) }
     }
 
@@ -34,7 +35,7 @@ extension SessionStore {
         } catch {
             throw .input(error)
         }
-        let write = try writing { transaction throws(StoreError) in
+        let write: Write = try writing { transaction throws(StoreError) in
             guard try transaction.session(id: sessionId) == nil else { throw StoreError.sessionExists(sessionId) }
             let (session, applied) = created
             let now = unixNow()
@@ -45,6 +46,8 @@ extension SessionStore {
             let entries = try append(applied.entries, ord: stored.ord, transaction)
             return (Write(applied: applied, stored: stored, entries: entries), stored)
         }
+        // Its view, encoded once by the answer or the first read.
+        cache.put(write.stored, view: write.encodedView)
         count(write.applied.entries)
         return write
     }
@@ -111,28 +114,23 @@ extension SessionStore {
     /// failed statement or commit fails them all and leaves the cache untouched.
     func commitBatch(_ batch: [GroupCommit.Pending]) {
         let started = DispatchTime.now().uptimeNanoseconds
-        let latest: [String: StoredSession]
+        let latest: [String: Write]
         do throws(StoreError) {
             latest = try storage.write(urgent: true, { transaction throws(StoreError) in
                 let latest = try applyBatch(batch, transaction)
-                try announce(Array(latest.values), transaction)
+                try announce(latest.values.map(\.stored), transaction)
                 return latest
             }, committed: { latest in
-                for stored in latest.values { cache.put(stored) }
-                // A view an answer encoded in the transaction (`Idempotency-Key`) is kept for
-                // the reads that follow, as `viewBytes(after:)` keeps one encoded after it.
-                for pending in batch {
-                    guard case let .success(writes)? = pending.result, let last = writes.last, !last.stored.isWall,
-                          let view = last.encodedView.ifEncoded else { continue }
-                    cache.remember(view: view, of: last.stored.id, version: last.stored.version)
-                }
+                // Each session's last write, with its view: encoded once, by its answer (in the
+                // transaction under an `Idempotency-Key`, else after it) or by the first read.
+                for write in latest.values { cache.put(write.stored, view: write.encodedView) }
             })
         } catch {
             for pending in batch { pending.result = .failure(error) }
             // The commit may have happened (its answer was lost): whoever waits on these
             // sessions looks again. (Other servers heard of it; this one's own notification is
             // skipped as its own.)
-            if case .outcomeUnknown = error { notifyChanged(Array(Set(batch.map(\.sessionId)))) }
+            if case .outcomeUnknown = error { deliverChanged(Array(Set(batch.map(\.sessionId)))) }
             return
         }
         metrics.observe("todaysim_store_commit_seconds", Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9)
@@ -140,7 +138,7 @@ extension SessionStore {
         for pending in batch {
             if case let .success(writes)? = pending.result { for write in writes { count(write.applied.entries) } }
         }
-        notifyChanged(Array(latest.keys))
+        deliverChanged(Array(latest.keys))
     }
 
     /// Inputs, fired timers and violations among committed entries.
@@ -191,12 +189,6 @@ final class EncodedView: @unchecked Sendable {
         return bytes
     }
 
-    /// The bytes if they were encoded.
-    var ifEncoded: [UInt8]? {
-        lock.lock()
-        defer { lock.unlock() }
-        return encoded
-    }
 }
 
 /// Carries one write's result from the writer thread to a caller that waits for it.
