@@ -49,4 +49,48 @@ import TodayHost
         }
         #expect(versions == outcomes.accepted)
     }
+
+    /// Issue 46, item 2: the writer thread runs no caller's code after a commit. Each answer and
+    /// each change notice is handed to the delivery queue (never run on `todaysim-writer`), the
+    /// notice before the answer of the same commit; and the view the store caches is the
+    /// committed write's (a read after the answer encoded it gets those very bytes).
+    @Test func answersAndNoticesReachCallersOffTheWriterThreadInCommitOrder() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("todaysim-delivery-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try SessionStore(path: directory.appendingPathComponent("s.sqlite").path)
+        _ = try store.create(id: "s1", config: SessionConfig(uid: "u"))
+        let seen = DeliveredLog()
+        store.observeChanges { ids in seen.note("notice \(ids.joined()) on \(DeliveredLog.where(store))") }
+        let done = DispatchSemaphore(value: 0)
+        store.apply(steps: [.input(.gesture(.pull(requestId: "p1")))], to: "s1") { result in
+            if case let .success(.applied(writes, nil)) = result {
+                seen.note("answer \(writes[0].stored.session.version) on \(DeliveredLog.where(store))")
+                seen.view = writes[0].viewBytes
+            }
+            done.signal()
+        }
+        done.wait()
+        #expect(seen.lines == ["notice s1 on todaysim-delivery", "answer 2 on todaysim-delivery"])
+        #expect(try store.viewBytes("s1") == seen.view)
+        #expect(try store.viewBytes("s1") == (try store.reloadFromDisk("s1")).viewBytes)
+    }
+}
+
+/// What reached a caller, and where: the store's delivery queue, or the thread's name.
+private final class DeliveredLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private(set) var lines: [String] = []
+    var view: [UInt8] = []
+
+    func note(_ line: String) {
+        lock.lock()
+        lines.append(line)
+        lock.unlock()
+    }
+
+    static func `where`(_ store: SessionStore) -> String {
+        if Thread.current.name == "todaysim-writer" { return "todaysim-writer" }
+        return store.delivery.isCurrent ? "todaysim-delivery" : Thread.current.name ?? "an unnamed thread"
+    }
 }

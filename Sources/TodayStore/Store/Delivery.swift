@@ -12,6 +12,9 @@ final class Delivery: @unchecked Sendable {
         queue.setSpecific(key: onQueue, value: true)
     }
 
+    /// Whether the caller runs on this queue.
+    var isCurrent: Bool { DispatchQueue.getSpecific(key: onQueue) != nil }
+
     func deliver(_ work: @escaping @Sendable () -> Void) {
         queue.async(execute: work)
     }
@@ -19,7 +22,7 @@ final class Delivery: @unchecked Sendable {
     /// Returns once everything handed over before it was delivered (at once when called from a
     /// delivery: it would wait for itself).
     func flush() {
-        guard DispatchQueue.getSpecific(key: onQueue) == nil else { return }
+        guard !isCurrent else { return }
         queue.sync {}
     }
 }
