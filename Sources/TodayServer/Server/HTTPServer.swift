@@ -61,8 +61,8 @@ package final class HTTPServer: @unchecked Sendable {
     /// on (tests move it). `connectionTime`: the clock the request deadlines, the connection
     /// limit's notes and the heap trim run on — apart from `time`, so a test that moves the
     /// drain past an hour's grace does not also move every connection past its deadline.
-    /// `sinks`: where streamed bodies are taken (a pool of one thread when
-    /// not given); the server stops it after the daemon.
+    /// `sinks`: where streamed bodies are taken (a pool of one thread when not given); the
+    /// server stops it after the daemon.
     package init(host: String, port: Int, threads: Int, connectionTimeout: Int = 30, maxConnections: Int = 4000,
                 limitNoteInterval: TimeInterval = 10, minimumUploadRate: Int = HTTPServer.defaultMinimumUploadRate,
                 requestDeadline: TimeInterval? = nil, log: RequestLog, time: any TimeSource = SystemTime(),
