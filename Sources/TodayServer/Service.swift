@@ -12,7 +12,7 @@ package final class TodayService: Sendable {
     private let crossOrigin: CrossOrigin
     private let store: SessionStore
     /// Parked `waitMs` timeline requests.
-    package let waiters = TimelineWaiters()
+    package let waiters: TimelineWaiters
     /// Open Server-Sent Events streams.
     package let streams: EventStreams
     /// Long reads (and forks), off the HTTP workers.
@@ -39,13 +39,17 @@ package final class TodayService: Sendable {
     /// unknown fields in control-plane bodies are met when a request does not say (`Warn`).
     /// `traceThreads`: how many host traces are judged at once (`serve --trace-threads`);
     /// `traceQueueSeconds`: how much longer than a request may take one waits for a judge.
+    /// `time`: the clock the long polls' waits and the streams' heartbeats run on (a test's
+    /// `ManualTime`, moved; this machine's otherwise).
     package init(store: SessionStore, scheduler: WallClockScheduler?, log: RequestLog, heartbeat: TimeInterval = 15,
                 expiry: SessionExpiry? = nil, access: Access? = nil, crossOrigin: CrossOrigin = CrossOrigin(origins: []),
                 longestWaitMs: Int = 30_000, traceLimit: Int = TodayService.traceLimit,
                 comparisonLimit: Int = TodayService.comparisonLimit, fieldValidation: FieldValidation = .warn,
                 traceThreads: Int = TodayService.defaultTraceThreads,
-                traceQueueSeconds: TimeInterval = TodayService.defaultTraceQueueSeconds) {
+                traceQueueSeconds: TimeInterval = TodayService.defaultTraceQueueSeconds, time: any TimeSource = SystemTime()) {
         self.log = log
+        let waiters = TimelineWaiters(time: time)
+        self.waiters = waiters
         let judges = SinkPool(threads: traceThreads, waitAllowance: traceQueueSeconds)
         self.judges = judges
         let hostTraces = HostTraceHandlers(store: store, access: access, crossOrigin: crossOrigin, limit: traceLimit)
@@ -54,7 +58,7 @@ package final class TodayService: Sendable {
         self.access = access
         self.crossOrigin = crossOrigin
         self.store = store
-        let streams = EventStreams(store: store, heartbeat: heartbeat)
+        let streams = EventStreams(store: store, heartbeat: heartbeat, time: time)
         self.streams = streams
         store.observeChanges { [waiters] ids in
             waiters.sessionsChanged(ids)

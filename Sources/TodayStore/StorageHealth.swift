@@ -27,11 +27,14 @@ package final class StorageHealth: @unchecked Sendable {
     private var detail = ""
     private var lastProbe = Date.distantPast
     private var observers: [@Sendable (State, String) -> Void] = []
+    /// What the probes' interval is measured on (the storage's clock).
+    private let time: any TimeSource
 
     /// `path`: the database file, whose folder and size tell a full disk from other I/O
-    /// errors; `nil` in memory.
-    init(path: String?) {
+    /// errors; `nil` in memory. `time`: the clock a probe waits its second on.
+    init(path: String?, time: any TimeSource = SystemTime()) {
         room = path.map(DiskRoom.init(path:))
+        self.time = time
     }
 
     /// The current state and what caused it.
@@ -99,8 +102,10 @@ package final class StorageHealth: @unchecked Sendable {
     func shouldProbe() -> Bool {
         lock.lock()
         defer { lock.unlock() }
-        guard state == .full || state == .failing || state == .unreachable, Date().timeIntervalSince(lastProbe) >= 1 else { return false }
-        lastProbe = Date()
+        guard state == .full || state == .failing || state == .unreachable, time.hasReached(lastProbe.addingTimeInterval(1)) else {
+            return false
+        }
+        lastProbe = time.now
         return true
     }
 
@@ -114,7 +119,7 @@ package final class StorageHealth: @unchecked Sendable {
         }
         state = next
         detail = next == .ok ? "" : cause
-        lastProbe = Date()
+        lastProbe = time.now
         let current = observers
         lock.unlock()
         for observer in current { observer(next, cause) }

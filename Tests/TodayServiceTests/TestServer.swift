@@ -30,6 +30,10 @@ final class TestServer: @unchecked Sendable {
     /// The store's time when the test moves it by hand (`ManualTime`: the scheduler and the
     /// expiry wake at each move); this machine's otherwise.
     let clock: ManualTime?
+    /// The clock the service's long polls and streams' heartbeats run on, when the test moves it
+    /// (apart from `clock`: a test moving the store's clock past a drain's grace does not also
+    /// end every long poll); this machine's otherwise.
+    let serviceClock: ManualTime?
     let token: String?
     /// `--token-file` pairs: tokens that see one label only.
     let labelTokens: [(token: String, label: String)]
@@ -76,7 +80,7 @@ final class TestServer: @unchecked Sendable {
          limitNoteInterval: TimeInterval = 3600, statementDeadline: Duration = .seconds(600),
          rescanInterval: TimeInterval = WallClockScheduler.defaultRescanInterval, longestWaitMs: Int = 30_000,
          traceLimit: Int = 256 << 20, fieldValidation: FieldValidation = .warn,
-         clock: ManualTime? = nil,
+         clock: ManualTime? = nil, serviceClock: ManualTime? = nil,
          chunkRows: Int = SessionStore.defaultChunkRows, database given: String? = nil,
          firstObserver: (@Sendable (SessionStore, [String]) -> Void)? = nil) throws {
         self.firstObserver = firstObserver
@@ -92,6 +96,7 @@ final class TestServer: @unchecked Sendable {
         self.chunkRows = chunkRows
         self.retentionMs = retentionMs
         self.clock = clock
+        self.serviceClock = serviceClock
         self.token = token
         self.labelTokens = labelTokens
         self.allowedOrigins = allowedOrigins
@@ -122,7 +127,7 @@ final class TestServer: @unchecked Sendable {
         let service = TodayService(store: store, scheduler: scheduler, log: log, heartbeat: 0.3, expiry: expiry,
                                    access: Access(token: token, labelled: labelTokens),
                                    crossOrigin: CrossOrigin(origins: allowedOrigins), longestWaitMs: longestWaitMs,
-                                   traceLimit: traceLimit, fieldValidation: fieldValidation)
+                                   traceLimit: traceLimit, fieldValidation: fieldValidation, time: serviceClock ?? SystemTime())
         let server = try HTTPServer(host: "127.0.0.1", port: 0, threads: 2, connectionTimeout: connectionTimeout,
                                     maxConnections: maxConnections, limitNoteInterval: limitNoteInterval, log: log,
                                     time: clock ?? SystemTime(), sinks: service.judges, bodyHandling: service.bodyHandling,

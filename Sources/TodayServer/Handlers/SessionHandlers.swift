@@ -129,7 +129,7 @@ struct SessionHandlers: Sendable {
         // Every parameter is checked whatever the format; a trace is the whole timeline.
         if try query.oneOf("format", ["json", "trace"]) == "trace" { return try trace(of: session) }
         // HEAD answers the page as it is now: a health check must not wait on a long poll.
-        let deadline = Date(timeIntervalSinceNow: request.method == "HEAD" ? 0 : Double(waitMs) / 1000)
+        let deadline = waiters.time.now.addingTimeInterval(request.method == "HEAD" ? 0 : Double(waitMs) / 1000)
         return try timelinePage(ifNoneMatch: request.header("If-None-Match"), id: path["id"], after: after, limit: limit,
                                 kind: kind, until: deadline)
     }
@@ -170,7 +170,7 @@ struct SessionHandlers: Sendable {
         } catch {
             throw APIError(error)
         }
-        guard page.entries.isEmpty, deadline > Date(), !waiters.isClosed else {
+        guard page.entries.isEmpty, !waiters.time.hasReached(deadline), !waiters.isClosed else {
             return Conditional.respond(ifNoneMatch: ifNoneMatch, tag: "t\(page.lastSeq)", body: Responses.timelineBytes(page))
         }
         let handlers = self

@@ -1,4 +1,5 @@
 import Foundation
+import TodayStore
 
 /// The server's own connection limit (issue 12, item 11). At libmicrohttpd's limit it stops
 /// polling the listening socket, so a client past it hangs with nothing said or logged. This
@@ -9,6 +10,8 @@ final class ConnectionLimit: @unchecked Sendable {
     let limit: Int
     private let noteInterval: TimeInterval
     private let note: @Sendable (String) -> Void
+    /// What the note interval is measured on (`SystemTime`; a test's `ManualTime`).
+    private let time: any TimeSource
     private let lock = NSLock()
     // Guarded by `lock`.
     private var admitted = 0
@@ -19,9 +22,11 @@ final class ConnectionLimit: @unchecked Sendable {
     /// Room above the limit (libmicrohttpd's own is set there) for the connections being refused.
     static func headroom(for limit: Int) -> Int { max(16, limit / 16) }
 
-    init(limit: Int, noteInterval: TimeInterval = 10, note: @escaping @Sendable (String) -> Void) {
+    init(limit: Int, noteInterval: TimeInterval = 10, time: any TimeSource = SystemTime(),
+         note: @escaping @Sendable (String) -> Void) {
         self.limit = limit
         self.noteInterval = noteInterval
+        self.time = time
         self.note = note
     }
 
@@ -36,10 +41,10 @@ final class ConnectionLimit: @unchecked Sendable {
         refused.insert(connection)
         refusedSinceNote += 1
         var message: String?
-        if lastNote.map({ Date().timeIntervalSince($0) >= noteInterval }) ?? true {
+        if lastNote.map({ time.hasReached($0.addingTimeInterval(noteInterval)) }) ?? true {
             message = "connection limit \(limit) reached: new connections are answered 503 too_many_connections "
                 + "(\(refusedSinceNote) since the last note; --max-connections raises it)"
-            lastNote = Date()
+            lastNote = time.now
             refusedSinceNote = 0
         }
         lock.unlock()

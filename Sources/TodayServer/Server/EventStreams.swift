@@ -29,6 +29,8 @@ package final class EventStreams: @unchecked Sendable {
 
     private let store: SessionStore
     private let heartbeat: TimeInterval
+    /// What the heartbeat's interval is measured on (`SystemTime`; a test's `ManualTime`).
+    private let time: any TimeSource
     private let lock = NSLock()
     // Guarded by `lock`.
     private var subscribers: [Int: Subscriber] = [:]
@@ -42,15 +44,16 @@ package final class EventStreams: @unchecked Sendable {
     private var closed = false
     private var loop: BackgroundLoop!
 
-    package init(store: SessionStore, heartbeat: TimeInterval) {
+    package init(store: SessionStore, heartbeat: TimeInterval, time: any TimeSource = SystemTime()) {
         self.store = store
         self.heartbeat = heartbeat
-        nextHeartbeat = Date(timeIntervalSinceNow: heartbeat)
+        self.time = time
+        nextHeartbeat = time.now.addingTimeInterval(heartbeat)
         loop = BackgroundLoop(name: "todaysim-events", nextWake: { [unowned self] in
             lock.lock()
             defer { lock.unlock() }
             return nextHeartbeat
-        }) { [unowned self] in
+        }, time: time) { [unowned self] in
             deliver()
         }
         loop.start()
@@ -139,8 +142,8 @@ package final class EventStreams: @unchecked Sendable {
         fresh = []
         let everythingNow = everything
         everything = false
-        let beat = Date() >= nextHeartbeat
-        if beat { nextHeartbeat = Date(timeIntervalSinceNow: heartbeat) }
+        let beat = time.hasReached(nextHeartbeat)
+        if beat { nextHeartbeat = time.now.addingTimeInterval(heartbeat) }
         let current = subscribers
         lock.unlock()
 

@@ -1,4 +1,5 @@
 import Foundation
+import TodayStore
 
 /// One request's state between libmicrohttpd's calls: retained in its connection slot from
 /// the first call, released when the request completes.
@@ -14,7 +15,8 @@ final class Exchange: @unchecked Sendable {
     var arriving: Int?
     /// Bytes of the body seen so far (a streamed body's are not kept).
     var received = 0
-    let startedAt = DispatchTime.now()
+    /// How long the request has taken, for the log and `/metrics`.
+    let startedAt = Stopwatch()
     private let lock = NSLock()
     // Guarded by `lock`: set by the work that a parked request waits for.
     private var finished: (make: @Sendable () -> HTTPResponse, route: String)?

@@ -39,7 +39,7 @@ package final class HTTPServer: @unchecked Sendable {
     let requests: RequestsInFlight
     let deadlines: RequestDeadlines
     let connections: ConnectionLimit
-    let heapTrim = HeapTrim()
+    let heapTrim: HeapTrim
     let listeningSocket: Int32
     let workers: Int
     /// libmicrohttpd's connection limit for each worker (it divides its limit among them).
@@ -58,11 +58,15 @@ package final class HTTPServer: @unchecked Sendable {
     /// must keep to past its first `connectionTimeout` (the time its sink takes is not counted).
     /// `requestDeadline`: the whole-request deadline when it is not `connectionTimeout` (tests
     /// set it apart from libmicrohttpd's silence limit). `time`: the clock the drain's grace runs
-    /// on (tests move it). `sinks`: where streamed bodies are taken (a pool of one thread when
-    /// not given); the server stops it after the daemon.
+    /// on (tests move it). `connectionTime`: the clock the request deadlines, the connection
+    /// limit's notes and the heap trim run on — apart from `time`, so a test that moves the
+    /// drain past an hour's grace does not also move every connection past its deadline.
+    /// `sinks`: where streamed bodies are taken (a pool of one thread when not given); the
+    /// server stops it after the daemon.
     package init(host: String, port: Int, threads: Int, connectionTimeout: Int = 30, maxConnections: Int = 4000,
                 limitNoteInterval: TimeInterval = 10, minimumUploadRate: Int = HTTPServer.defaultMinimumUploadRate,
                 requestDeadline: TimeInterval? = nil, log: RequestLog, time: any TimeSource = SystemTime(),
+                connectionTime: any TimeSource = SystemTime(),
                 sinks: SinkPool? = nil,
                 bodyHandling: @escaping @Sendable (HTTPRequest) -> BodyHandling = { _ in .whole },
                 respond: @escaping @Sendable (HTTPRequest) -> (HTTPResponse, routeName: String)) throws {
@@ -83,8 +87,12 @@ package final class HTTPServer: @unchecked Sendable {
         self.sinks = sinks ?? SinkPool(threads: 1)
         self.log = log
         requests = RequestsInFlight(time: time)
-        deadlines = RequestDeadlines(deadline: requestDeadline ?? TimeInterval(connectionTimeout), minimumRate: minimumUploadRate)
-        connections = ConnectionLimit(limit: maxConnections, noteInterval: limitNoteInterval) { [log] line in log.note(line) }
+        deadlines = RequestDeadlines(deadline: requestDeadline ?? TimeInterval(connectionTimeout), minimumRate: minimumUploadRate,
+                                     time: connectionTime)
+        connections = ConnectionLimit(limit: maxConnections, noteInterval: limitNoteInterval, time: connectionTime) { [log] line in
+            log.note(line)
+        }
+        heapTrim = HeapTrim(time: connectionTime)
 
         var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_USE_ITC.rawValue
             | MHD_ALLOW_SUSPEND_RESUME.rawValue

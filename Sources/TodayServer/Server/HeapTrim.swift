@@ -1,5 +1,6 @@
 import CMicroHTTPD
 import Foundation
+import TodayStore
 
 /// Gives the memory of closed connections back to the system (issue 12, item 11). Each
 /// libmicrohttpd worker allocates from its own glibc arena, and glibc returns an arena's free
@@ -11,14 +12,17 @@ import Foundation
 final class HeapTrim: @unchecked Sendable {
     private let threshold: Int
     private let delay: TimeInterval
+    /// What `delay` is measured on (`SystemTime`; a test's `ManualTime`).
+    private let time: any TimeSource
     private let lock = NSLock()
     // Guarded by `lock`.
     private var closedSinceTrim = 0
     private var scheduled = false
 
-    init(threshold: Int = 128, delay: TimeInterval = 2) {
+    init(threshold: Int = 128, delay: TimeInterval = 2, time: any TimeSource = SystemTime()) {
         self.threshold = threshold
         self.delay = delay
+        self.time = time
     }
 
     func connectionClosed() {
@@ -33,7 +37,7 @@ final class HeapTrim: @unchecked Sendable {
     /// Trims `delay` from now; if more connections closed meanwhile (`seen` counted when it
     /// was scheduled), trims again `delay` after that, so the last trim follows the burst's end.
     private func schedule(seen: Int) {
-        DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + delay) { [self] in
+        time.after(delay, on: .global(qos: .utility)) { [self] in
             lock.lock()
             let more = closedSinceTrim > seen
             closedSinceTrim = more ? closedSinceTrim - seen : 0

@@ -1,4 +1,5 @@
 import Foundation
+import TodayStore
 
 /// Slow clients (issue 7, abuse): libmicrohttpd closes a connection only after
 /// `connection timeout` seconds *without any byte*, so a client that trickles a byte now and
@@ -17,8 +18,8 @@ import Foundation
 final class RequestDeadlines: @unchecked Sendable {
     private struct Watch {
         let socket: Int32
-        /// Since when (uptime nanoseconds) the connection has been waiting for a request (or
-        /// its body); `nil` while a request is being answered.
+        /// Since when (the deadlines' clock's `steadyNs`) the connection has been waiting for a
+        /// request (or its body); `nil` while a request is being answered.
         var waitingSince: UInt64?
         /// While the server works on a piece of a streamed body: since when.
         var workingSince: UInt64?
@@ -32,7 +33,11 @@ final class RequestDeadlines: @unchecked Sendable {
     let deadline: TimeInterval
     /// Bytes a second a streamed body must keep to, on average, past its first `deadline`.
     let minimumRate: Int
-    private let lock = NSLock()
+    /// What the deadlines and the checker's second are measured on (`SystemTime`; a test's
+    /// `ManualTime`, moved past a deadline).
+    private let time: any TimeSource
+    /// The checker waits on it between turns; `stop` signals it.
+    private let lock = NSCondition()
     // Guarded by `lock`.
     private var watches: [OpaquePointer: Watch] = [:]
     private var stopped = false
@@ -46,12 +51,18 @@ final class RequestDeadlines: @unchecked Sendable {
         return cutCount
     }
 
-    init(deadline: TimeInterval, minimumRate: Int = HTTPServer.defaultMinimumUploadRate) {
+    init(deadline: TimeInterval, minimumRate: Int = HTTPServer.defaultMinimumUploadRate, time: any TimeSource = SystemTime()) {
         self.deadline = deadline
         self.minimumRate = max(1, minimumRate)
+        self.time = time
     }
 
-    static var now: UInt64 { DispatchTime.now().uptimeNanoseconds }
+    /// How many connections are watched (a test knows the server saw its connection open).
+    var watched: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return watches.count
+    }
 
     /// How many times the checker has looked (tests wait for turns of it, not for seconds).
     var checks: Int {
@@ -61,7 +72,8 @@ final class RequestDeadlines: @unchecked Sendable {
     }
 
     /// libmicrohttpd accepted a connection.
-    func opened(_ connection: OpaquePointer, socket: Int32, at now: UInt64 = RequestDeadlines.now) {
+    func opened(_ connection: OpaquePointer, socket: Int32, at given: UInt64? = nil) {
+        let now = given ?? time.steadyNs()
         lock.lock()
         watches[connection] = Watch(socket: socket, waitingSince: now)
         lock.unlock()
@@ -85,7 +97,8 @@ final class RequestDeadlines: @unchecked Sendable {
     }
 
     /// The answer was sent: the kept-alive connection waits for its next request.
-    func answered(_ connection: OpaquePointer, at now: UInt64 = RequestDeadlines.now) {
+    func answered(_ connection: OpaquePointer, at given: UInt64? = nil) {
+        let now = given ?? time.steadyNs()
         lock.lock()
         watches[connection]?.waitingSince = now
         watches[connection]?.workingSince = nil
@@ -115,7 +128,8 @@ final class RequestDeadlines: @unchecked Sendable {
     }
 
     /// The server starts on a piece of a streamed body: its deadline stands still meanwhile.
-    func working(_ connection: OpaquePointer, at now: UInt64 = RequestDeadlines.now) {
+    func working(_ connection: OpaquePointer, at given: UInt64? = nil) {
+        let now = given ?? time.steadyNs()
         lock.lock()
         if watches[connection]?.waitingSince != nil { watches[connection]?.workingSince = now }
         lock.unlock()
@@ -131,7 +145,8 @@ final class RequestDeadlines: @unchecked Sendable {
 
     /// The piece of `bytes` is done: the time it took is not the client's, and its bytes earn
     /// their share of time.
-    func worked(_ connection: OpaquePointer, bytes: Int, at now: UInt64 = RequestDeadlines.now) {
+    func worked(_ connection: OpaquePointer, bytes: Int, at given: UInt64? = nil) {
+        let now = given ?? time.steadyNs()
         lock.lock()
         if var watch = watches[connection], let since = watch.waitingSince, let working = watch.workingSince {
             watch.waitingSince = since &+ (now > working ? now - working : 0)
@@ -142,9 +157,11 @@ final class RequestDeadlines: @unchecked Sendable {
         lock.unlock()
     }
 
-    /// Shuts down every connection past its deadline at `now`; how many.
+    /// Shuts down every connection past its deadline at `given` (by default now, on the
+    /// deadlines' clock); how many.
     @discardableResult
-    func check(at now: UInt64 = RequestDeadlines.now) -> Int {
+    func check(at given: UInt64? = nil) -> Int {
+        let now = given ?? time.steadyNs()
         lock.lock()
         defer { lock.unlock() }
         var count = 0
@@ -164,12 +181,13 @@ final class RequestDeadlines: @unchecked Sendable {
         return count
     }
 
-    /// Checks the deadlines every second until `stop()`.
+    /// Checks the deadlines every second (on the deadlines' clock) until `stop()`.
     func start() {
         Thread { [self] in
             while true {
-                Thread.sleep(forTimeInterval: 1)
                 lock.lock()
+                let next = time.now.addingTimeInterval(1)
+                while !stopped, time.wait(lock, until: next) {}
                 let done = stopped
                 lock.unlock()
                 if done { return }
@@ -181,6 +199,7 @@ final class RequestDeadlines: @unchecked Sendable {
     func stop() {
         lock.lock()
         stopped = true
+        lock.signal()
         lock.unlock()
     }
 }

@@ -28,8 +28,8 @@ package final class RequestLog: @unchecked Sendable {
         self.sink = sink
     }
 
-    func record(method: String, route: String, status: Int, startedAt: DispatchTime) {
-        let micros = (DispatchTime.now().uptimeNanoseconds - startedAt.uptimeNanoseconds) / 1000
+    func record(method: String, route: String, status: Int, startedAt: Stopwatch) {
+        let micros = startedAt.elapsedNs / 1000
         metricsLock.lock()
         let metrics = self.metrics
         metricsLock.unlock()

@@ -124,8 +124,11 @@ final class RequestsInFlight: @unchecked Sendable {
         let refused = left.filter { $0.refuse != nil }.count + midway
         guard !left.isEmpty || midway > 0 else { return 0 }
         condition.lock()
-        let settled = Date(timeIntervalSinceNow: settle)
-        while count > 0, condition.wait(until: settled) {}
+        // This machine's clock, not `time`: the bytes go out on it, and a test's clock that is
+        // not moved again would hold the stop until every answer went out.
+        let clock = SystemTime()
+        let settled = clock.now.addingTimeInterval(settle)
+        while count > 0, clock.wait(condition, until: settled) {}
         condition.unlock()
         return refused
     }

@@ -27,10 +27,14 @@ package final class TimelineWaiters: @unchecked Sendable {
     private var loop: BackgroundLoop!
     /// Waiters answered because their wait ran out (not by a change or the stop).
     private var expiredCount = 0
+    /// What the waits' deadlines are read on (`SystemTime`; a test's `ManualTime`).
+    package let time: any TimeSource
 
-    package init() {
-        loop = BackgroundLoop(name: "todaysim-waiters", nextWake: { [unowned self] in earliestDeadline() }) { [unowned self] in
-            wake(where: { $0.deadline <= Date() }, expiring: true)
+    package init(time: any TimeSource = SystemTime()) {
+        self.time = time
+        loop = BackgroundLoop(name: "todaysim-waiters", nextWake: { [unowned self] in earliestDeadline() },
+                              time: time) { [unowned self] in
+            wake(where: { time.hasReached($0.deadline) }, expiring: true)
         }
         loop.start()
     }
@@ -42,8 +46,8 @@ package final class TimelineWaiters: @unchecked Sendable {
         return epoch
     }
 
-    /// Parks a waiter; `wake` runs once, when the session changes or at `deadline` — at once
-    /// when it changed since `mark` was taken.
+    /// Parks a waiter; `wake` runs once, when the session changes or at `deadline` (on `time`)
+    /// — at once when it changed since `mark` was taken.
     func park(sessionId: String, since mark: UInt64, deadline: Date, wake: @escaping @Sendable () -> Void) {
         lock.lock()
         if closed || horizon > mark || changedAt[sessionId, default: 0] > mark {

@@ -13,10 +13,10 @@ package final class SessionExpiry: @unchecked Sendable {
             nextWake: {
                 var wake = store.time.now.addingTimeInterval(60)
                 if let idle = try? store.nextIdleExpiryUnixMs() {
-                    wake = min(wake, Date(timeIntervalSince1970: Double(idle) / 1000))
+                    wake = min(wake, Date(unixMs: idle))
                 }
                 if let retentionMs, let closedAt = try? store.earliestClosedAtUnixMs() {
-                    wake = min(wake, Date(timeIntervalSince1970: Double(closedAt + retentionMs) / 1000))
+                    wake = min(wake, Date(unixMs: closedAt + retentionMs))
                 }
                 return wake
             },

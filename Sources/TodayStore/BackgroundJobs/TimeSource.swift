@@ -5,7 +5,9 @@ import TodayHost
 /// sessions' clocks (C1), idle expiry and retention, a background loop's retry backoff. The
 /// server runs on `SystemTime`; a test passes a `ManualTime`, which moves only when the test
 /// moves it and wakes every loop waiting on it, so the test moves time instead of racing it
-/// (as a session's virtual clock does for the rules).
+/// (as a session's virtual clock does for the rules). The server and the store read time only
+/// through one of these (`Scripts/check-clock-reads`): this file is the one place that reads
+/// this machine's clock.
 package protocol TimeSource: Sendable {
     /// Now, as a Unix time in milliseconds.
     func nowMs() -> Millis
@@ -27,6 +29,14 @@ package protocol TimeSource: Sendable {
     /// is measured on, so a system clock stepped by NTP neither ends it early nor stretches it.
     func steadyMs() -> Millis
 
+    /// `steadyMs` in nanoseconds: what a deadline kept to the nanosecond is measured on (the
+    /// request deadlines).
+    func steadyNs() -> UInt64
+
+    /// Runs `work` on `queue` once this source reads `delay` seconds from now (as
+    /// `DispatchQueue.asyncAfter`; a manual clock runs it when moved past).
+    func after(_ delay: TimeInterval, on queue: DispatchQueue, execute work: @escaping @Sendable () -> Void)
+
     /// How long, in ms, a `poll` on a socket may sleep before this source is read again on the
     /// way to the steady reading `end` (`0`: reached). A `poll` sleeps on this machine's time
     /// and sees nothing of a manual clock's moves, so a wait that ends at a deadline reads the
@@ -36,7 +46,7 @@ package protocol TimeSource: Sendable {
 
 extension TimeSource {
     /// `nowMs` as a date.
-    package var now: Date { Date(timeIntervalSince1970: Double(nowMs()) / 1000) }
+    package var now: Date { Date(unixMs: nowMs()) }
 
     package func hasReached(_ deadline: Date) -> Bool { now >= deadline }
 }
@@ -56,7 +66,13 @@ package struct SystemTime: TimeSource {
     }
 
     /// Milliseconds since boot (`CLOCK_MONOTONIC`, through Dispatch's uptime).
-    package func steadyMs() -> Millis { Millis(DispatchTime.now().uptimeNanoseconds / 1_000_000) }
+    package func steadyMs() -> Millis { Millis(steadyNs() / 1_000_000) }
+
+    package func steadyNs() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+
+    package func after(_ delay: TimeInterval, on queue: DispatchQueue, execute work: @escaping @Sendable () -> Void) {
+        queue.asyncAfter(deadline: .now() + delay, execute: work)
+    }
 
     /// The time left.
     package func pollTimeoutMs(untilSteadyMs end: Millis) -> Int32 {
@@ -66,93 +82,23 @@ package struct SystemTime: TimeSource {
     }
 }
 
-/// Time that moves only when the test moves it (`move(by:)`), for tests of what runs in the
-/// background: whatever waits on it (a background loop's next wake) wakes at each move and
-/// finds out whether its time came, so a test moves the clock past a due time and waits for
-/// the effect, with no real time in between to race.
-package final class ManualTime: TimeSource, @unchecked Sendable {
-    private let lock = NSLock()
-    // Guarded by `lock`.
-    private var ms: Millis
-    private var waiting: [ObjectIdentifier: (condition: NSCondition, count: Int)] = [:]
-    private var begun = 0
+/// How long something took, on this machine's monotonic clock, for a metric or the request log:
+/// the duration of real work, which no manual clock stands for and nothing waits on or decides
+/// by (a test's `ManualTime` would make every duration 0).
+package struct Stopwatch: Sendable {
+    private let startedNs = DispatchTime.now().uptimeNanoseconds
 
-    /// `startMs`: the first reading (by default this machine's clock now; any value will do,
-    /// since nothing waits on real time).
-    package init(startMs: Millis = SystemTime().nowMs()) {
-        ms = startMs
-    }
+    package init() {}
 
-    package func nowMs() -> Millis { locked { ms } }
+    /// Nanoseconds since this stopwatch was made.
+    package var elapsedNs: UInt64 { DispatchTime.now().uptimeNanoseconds - startedNs }
+}
 
-    /// How many waits on this clock are in progress (a test knows a wait began by it).
-    package var waits: Int { locked { waiting.values.reduce(0) { $0 + $1.count } } }
-
-    /// How many waits on this clock began, ever: a test that moved the clock knows a loop has
-    /// looked at the new time and gone back to waiting when this grows.
-    package var waitsBegun: Int { locked { begun } }
-
-    /// Moves the clock by `delta` ms (negative: back, as a system clock stepped by NTP does) and
-    /// wakes everything waiting on it.
-    package func move(by delta: Millis) {
-        let conditions = locked {
-            ms += delta
-            return waiting.values.map(\.condition)
-        }
-        for condition in conditions {
-            condition.lock()
-            condition.broadcast()
-            condition.unlock()
-        }
-    }
-
-    package func wait(_ condition: NSCondition, until deadline: Date) -> Bool {
-        let key = ObjectIdentifier(condition)
-        let due = locked {
-            let due = reached(deadline)
-            if !due {
-                waiting[key] = (condition, (waiting[key]?.count ?? 0) + 1)
-                begun += 1
-            }
-            return due
-        }
-        if due { return false }
-        // Woken by a move (which takes `condition`'s lock to broadcast, so it cannot slip in
-        // between the reading above and this wait) or by the caller's own signal.
-        condition.wait()
-        return locked {
-            if let entry = waiting[key] {
-                waiting[key] = entry.count > 1 ? (entry.condition, entry.count - 1) : nil
-            }
-            return !reached(deadline)
-        }
-    }
-
-    /// A `poll` cannot be woken by `move`, so it sleeps a few ms at a time and reads the clock
-    /// again: a test that moves the clock past the deadline sees the wait end within a slice.
-    package func pollTimeoutMs(untilSteadyMs end: Millis) -> Int32 {
-        steadyMs() >= end ? 0 : Self.pollSliceMs
-    }
-
-    /// The clock's own reading: it never jumps but when moved.
-    package func steadyMs() -> Millis { nowMs() }
-
-    /// How long a `poll` sleeps between two readings of this clock.
-    static let pollSliceMs: Int32 = 5
-
-    /// In whole milliseconds: a deadline made as a reading plus a delay (`now + 0.1`) is
-    /// reached when the clock has moved by that delay, whatever the floating point of the two
-    /// dates makes of it.
-    package func hasReached(_ deadline: Date) -> Bool { locked { reached(deadline) } }
-
-    /// `hasReached` for a caller already holding `lock`.
-    private func reached(_ deadline: Date) -> Bool {
-        ms >= Millis((deadline.timeIntervalSince1970 * 1000).rounded())
-    }
-
-    private func locked<T>(_ body: () -> T) -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return body()
+extension Date {
+    /// The date `ms` milliseconds after the Unix epoch: a Unix time (a due time, an expiry, a
+    /// reading of a `TimeSource`) as a date, made here so that the date of a reading is never
+    /// confused with a reading of the clock.
+    package init(unixMs ms: Millis) {
+        self.init(timeIntervalSince1970: Double(ms) / 1000)
     }
 }

@@ -93,8 +93,10 @@ final class PostgresListener: @unchecked Sendable {
         condition.unlock()
         wakeThread()
         condition.lock()
-        let deadline = Date(timeIntervalSinceNow: 2)
-        while running, Date() < deadline { _ = condition.wait(until: deadline) }
+        // On this machine's clock, not `time`: libpq's connect timeout runs on it.
+        let clock = SystemTime()
+        let deadline = clock.now.addingTimeInterval(2)
+        while running, !clock.hasReached(deadline) { _ = clock.wait(condition, until: deadline) }
         condition.unlock()
     }
 
@@ -109,8 +111,10 @@ final class PostgresListener: @unchecked Sendable {
         wakeThread()
         guard held else { return }
         condition.lock()
-        let deadline = Date(timeIntervalSinceNow: 60)
-        while !holding, running, Date() < deadline { _ = condition.wait(until: deadline) }
+        // This machine's clock: how long the thread may take to be scheduled and drop its connection.
+        let clock = SystemTime()
+        let deadline = clock.now.addingTimeInterval(60)
+        while !holding, running, !clock.hasReached(deadline) { _ = clock.wait(condition, until: deadline) }
         condition.unlock()
     }
 

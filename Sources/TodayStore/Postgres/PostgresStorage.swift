@@ -9,7 +9,7 @@ import TodayHost
 /// `write` here, the statements in `PostgresTransaction`.
 final class PostgresStorage: SessionStorage, @unchecked Sendable {
     let isShared = true
-    let health = StorageHealth(path: nil)
+    let health: StorageHealth
     private let uri: String
     private let writeLock = NSLock()
     // Guarded by `writeLock`.
@@ -45,6 +45,7 @@ final class PostgresStorage: SessionStorage, @unchecked Sendable {
         self.uri = uri
         self.statementDeadline = statementDeadline
         self.time = time
+        health = StorageHealth(path: nil, time: time)
         let connection = try Self.connect(uri, deadline: statementDeadline, time: time)
         try PostgresSchema.migrate(connection)
         try PostgresTransaction.prepare(connection)

@@ -19,8 +19,10 @@ final class SQLiteStorage: SessionStorage, @unchecked Sendable {
     private let checkpointer: WALCheckpointer?
     private let fileLock: DatabaseLock?
     private let path: String
-    /// The group-commit writer's turns at `writeLock` between a long job's chunks.
-    private let writerTurns = WriterTurns()
+    /// The group-commit writer's turns at `writeLock` between a long job's chunks. Their bound
+    /// (50 ms) is on this machine's clock, not a test's: it is how long a thread is let wait for
+    /// another to be scheduled, and on a clock that never moves it would wait for a quiet moment.
+    private let writerTurns = WriterTurns(time: SystemTime())
     let health: StorageHealth
     let isShared = false
     /// One read connection (and the cache is never checked: nothing else writes the file).
@@ -28,11 +30,12 @@ final class SQLiteStorage: SessionStorage, @unchecked Sendable {
 
     /// Opens (creating and migrating) the database at `path`, or `:memory:`. Refuses, before
     /// SQLite touches it, a file another todaysim serves or another program's file; refuses a
-    /// read-only or damaged one.
-    init(path: String, durability: Durability) throws(StoreError) {
+    /// read-only or damaged one. `time`: what the probes' interval and the checkpoints' are
+    /// measured on (a test's clock, moved).
+    init(path: String, durability: Durability, time: any TimeSource = SystemTime()) throws(StoreError) {
         self.path = path
         let onDisk = path != ":memory:"
-        health = StorageHealth(path: onDisk ? path : nil)
+        health = StorageHealth(path: onDisk ? path : nil, time: time)
         // The header first: another program's file gets not even a lock file beside it.
         let unmarked = onDisk ? try DatabaseFile.admit(path, supportedVersion: Schema.currentVersion) : true
         fileLock = onDisk ? try DatabaseLock(databasePath: path) : nil
@@ -55,7 +58,7 @@ final class SQLiteStorage: SessionStorage, @unchecked Sendable {
             statements = try StoreStatements(database)
             readStatements = onDisk ? try StoreStatements(try Database(path: path)) : nil
             if onDisk {
-                checkpointer = try WALCheckpointer(path: path, durability: durability)
+                checkpointer = try WALCheckpointer(path: path, durability: durability, time: time)
                 try database.execute("PRAGMA wal_autocheckpoint = \(WALCheckpointer.writerFallbackPages)")
                 // A WAL that grew (a burst, a full disk) shrinks back to this at its next reset.
                 try database.execute("PRAGMA journal_size_limit = \(16 << 20)")

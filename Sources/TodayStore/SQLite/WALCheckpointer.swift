@@ -11,14 +11,16 @@ final class WALCheckpointer: @unchecked Sendable {
 
     private let loop: BackgroundLoop
 
-    init(path: String, durability: Durability) throws(SQLiteError) {
+    /// `time`: what the interval is measured on (the storage's clock).
+    init(path: String, durability: Durability, time: any TimeSource = SystemTime()) throws(SQLiteError) {
         let database = try Database(path: path)
         try database.execute("PRAGMA synchronous = \(durability.rawValue)")
         let connection = CheckpointConnection(database: database)
         loop = BackgroundLoop(name: "todaysim-checkpoint",
-                              nextWake: { Date(timeIntervalSinceNow: Self.interval) },
+                              nextWake: { time.now.addingTimeInterval(Self.interval) },
                               // A busy or failed pass is retried on the next tick; the writer's
                               // fallback bounds the WAL.
+                              time: time,
                               work: { try? connection.database.execute("PRAGMA wal_checkpoint(PASSIVE)") })
         loop.start()
     }

@@ -84,9 +84,7 @@ package final class SessionStore: @unchecked Sendable {
     /// differ; the database's is one for all, `PostgresClock`).
     let dueByDatabaseClock: Bool
 
-    package static let systemUnixNow: @Sendable () -> Millis = {
-        Millis((Date().timeIntervalSince1970 * 1000).rounded(.down))
-    }
+    package static let systemUnixNow: @Sendable () -> Millis = { SystemTime().nowMs() }
 
     /// Opens (creating and migrating) the SQLite database at `path`, or `:memory:`
     /// (`SQLiteStorage`: one server per file, refused when damaged or another program's).
@@ -94,8 +92,8 @@ package final class SessionStore: @unchecked Sendable {
     package convenience init(path: String, durability: Durability = .normal, cacheCapacity: Int = 4096,
                             chunkRows: Int = SessionStore.defaultChunkRows,
                             unixNow: (@Sendable () -> Millis)? = nil, time: (any TimeSource)? = nil) throws(StoreError) {
-        self.init(storage: try SQLiteStorage(path: path, durability: durability), cacheCapacity: cacheCapacity,
-                  chunkRows: chunkRows, unixNow: unixNow, time: time)
+        self.init(storage: try SQLiteStorage(path: path, durability: durability, time: time ?? SystemTime()),
+                  cacheCapacity: cacheCapacity, chunkRows: chunkRows, unixNow: unixNow, time: time)
     }
 
     /// Opens `database`: a PostgreSQL URI (`postgres://…` or `postgresql://…`, shared by any

@@ -27,7 +27,7 @@ extension SessionStore {
     /// by the database's clock, the delay it reports from now (this machine's clock may be
     /// off); otherwise the due time read as a Unix time (a test's clock's too).
     package func nextWallDueDate() throws(StoreError) -> Date? {
-        guard dueByDatabaseClock else { return try storage.nextWallDue().map { Date(timeIntervalSince1970: Double($0) / 1000) } }
+        guard dueByDatabaseClock else { return try storage.nextWallDue().map { Date(unixMs: $0) } }
         return try storage.nextWallDelay().map { time.now.addingTimeInterval(Double($0) / 1000) }
     }
 

@@ -113,7 +113,7 @@ extension SessionStore {
     /// writes nothing (the engine decides before any row is written), so the others stand. A
     /// failed statement or commit fails them all and leaves the cache untouched.
     func commitBatch(_ batch: [GroupCommit.Pending]) {
-        let started = DispatchTime.now().uptimeNanoseconds
+        let took = Stopwatch()
         let latest: [String: Write]
         do throws(StoreError) {
             latest = try storage.write(urgent: true, { transaction throws(StoreError) in
@@ -133,7 +133,7 @@ extension SessionStore {
             if case .outcomeUnknown = error { deliverChanged(Array(Set(batch.map(\.sessionId)))) }
             return
         }
-        metrics.observe("todaysim_store_commit_seconds", Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9)
+        metrics.observe("todaysim_store_commit_seconds", Double(took.elapsedNs) / 1e9)
         metrics.observe("todaysim_store_commit_inputs", Double(batch.count))
         for pending in batch {
             if case let .success(writes)? = pending.result { for write in writes { count(write.applied.entries) } }

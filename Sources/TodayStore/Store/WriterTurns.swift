@@ -7,6 +7,12 @@ final class WriterTurns: @unchecked Sendable {
     private let condition = NSCondition()
     // Guarded by `condition`.
     private var waiting = 0
+    /// What the turn's bound is measured on.
+    private let time: any TimeSource
+
+    init(time: any TimeSource = SystemTime()) {
+        self.time = time
+    }
 
     /// Around the writer's `writeLock.lock()`: it is waiting from `waitingBegan` to `waitingEnded`.
     func waitingBegan() {
@@ -25,9 +31,9 @@ final class WriterTurns: @unchecked Sendable {
     /// Between two chunks, the write lock released: returns once no writer waits for it, or
     /// after `limit` seconds.
     func yield(limit: TimeInterval = 0.05) {
-        let deadline = Date(timeIntervalSinceNow: limit)
+        let deadline = time.now.addingTimeInterval(limit)
         condition.lock()
-        while waiting > 0, condition.wait(until: deadline) {}
+        while waiting > 0, time.wait(condition, until: deadline) {}
         condition.unlock()
     }
 }
