@@ -30,6 +30,8 @@ package struct HostSession: Equatable, Sendable {
     package internal(set) var chat = ChatAttribution()
     package internal(set) var liveWidgetSheet = LiveWidgetSheet()
     package internal(set) var dialog = NativeDialog()
+    /// Feeds server-made dialog call ids (H27).
+    package var dialogCounter: Int { dialog.counter }
 
     /// What an invalid id is told (`isValidId`).
     package static let idRule = "must match [A-Za-z0-9][A-Za-z0-9._-]{0,63}"
@@ -51,6 +53,24 @@ package struct HostSession: Equatable, Sendable {
         self.config = config
         self.uid = config.uid
         self.injectedCapabilities = config.effectiveCapabilities
+    }
+
+    /// A stored session (`HostSession+Snapshot.swift`): it goes on as it was.
+    package init(_ snapshot: SessionSnapshot) {
+        (id, config, uid, isClosed) = (snapshot.id, snapshot.config, snapshot.uid, snapshot.isClosed)
+        (version, nowMs, lastSeq, step) = (snapshot.version, snapshot.nowMs, snapshot.lastSeq, snapshot.step)
+        (requestCounter, violationCount) = (snapshot.requestCounter, snapshot.violationCount)
+        injectedCapabilities = snapshot.injectedCapabilities
+        app = ForegroundTracker(snapshot.app)
+        document = DocumentLoader(snapshot.document)
+        header = HeaderRenderer(snapshot.header)
+        pull = PullSpinner(snapshot.pull)
+        manualWindow = ManualRefreshWindow(snapshot.manualWindow)
+        refresh = SoftRefresh(snapshot.refresh)
+        recovery = RecoveryBudget(snapshot.recovery)
+        chat = ChatAttribution(snapshot.chat)
+        liveWidgetSheet = LiveWidgetSheet(snapshot.liveWidgetSheet)
+        dialog = NativeDialog(snapshot.dialog, counter: snapshot.dialogCounter)
     }
 
     /// H1–H3: a new session in the foreground, its first document loading behind the overlay.
@@ -250,50 +270,4 @@ struct StepLog {
     var ledger: LedgerOverlay
     var entries: [TimelineEntry] = []
     var answer = JSON.null
-}
-
-extension HostSession {
-    /// Feeds server-made dialog call ids (H27).
-    package var dialogCounter: Int { dialog.counter }
-
-    package init(_ snapshot: SessionSnapshot) {
-        (id, config, uid, isClosed) = (snapshot.id, snapshot.config, snapshot.uid, snapshot.isClosed)
-        (version, nowMs, lastSeq, step) = (snapshot.version, snapshot.nowMs, snapshot.lastSeq, snapshot.step)
-        (requestCounter, violationCount) = (snapshot.requestCounter, snapshot.violationCount)
-        injectedCapabilities = snapshot.injectedCapabilities
-        app = ForegroundTracker(snapshot.app)
-        document = DocumentLoader(snapshot.document)
-        header = HeaderRenderer(snapshot.header)
-        pull = PullSpinner(snapshot.pull)
-        manualWindow = ManualRefreshWindow(snapshot.manualWindow)
-        refresh = SoftRefresh(snapshot.refresh)
-        recovery = RecoveryBudget(snapshot.recovery)
-        chat = ChatAttribution(snapshot.chat)
-        liveWidgetSheet = LiveWidgetSheet(snapshot.liveWidgetSheet)
-        dialog = NativeDialog(snapshot.dialog, counter: snapshot.dialogCounter)
-    }
-
-    package var snapshot: SessionSnapshot {
-        SessionSnapshot(id: id, config: config, uid: uid, isClosed: isClosed, version: version, nowMs: nowMs, lastSeq: lastSeq,
-                        step: step, requestCounter: requestCounter, violationCount: violationCount,
-                        injectedCapabilities: injectedCapabilities, app: app.snapshot, document: document.snapshot,
-                        header: header.snapshot, pull: pull.snapshot, manualWindow: manualWindow.snapshot,
-                        refresh: refresh.snapshot, recovery: recovery.snapshot, chat: chat.snapshot,
-                        liveWidgetSheet: liveWidgetSheet.snapshot, dialog: dialog.snapshot, dialogCounter: dialog.counter)
-    }
-}
-
-/// The store's binary form: the snapshot's.
-extension HostSession: StateCodable {
-    package func encode(to writer: inout StateWriter) { snapshot.encode(to: &writer) }
-
-    package init(from reader: inout StateReader) throws(StateDecodingError) { self.init(try SessionSnapshot(from: &reader)) }
-}
-
-/// The first schema's JSON form (a row it wrote still loads, `StoredSession.decode`): the
-/// snapshot's.
-extension HostSession: Codable {
-    package init(from decoder: any Decoder) throws { self.init(try SessionSnapshot(from: decoder)) }
-
-    package func encode(to encoder: any Encoder) throws { try snapshot.encode(to: encoder) }
 }
