@@ -1,46 +1,49 @@
-/// Tracks foreground and background (H15) and decides whether a return deserves a request.
-package struct ForegroundTracker: Codable, Equatable, Sendable {
-    package enum State: Codable, Equatable, Sendable {
+/// Tracks foreground and background (H15) and whether a return deserves a request.
+package struct ForegroundTracker: Equatable, Sendable {
+    package enum State: Equatable, Sendable {
         /// Next: `background` on a background transition.
         case foreground
         /// Next: `foreground` on a return; the recorded time is cleared by it.
         case background(sinceMs: Millis)
     }
 
-    package private(set) var state: State = .foreground
+    private var state: State = .foreground
 
     package init() {}
 
     package var isForeground: Bool { state == .foreground }
 
     package var backgroundedAtMs: Millis? {
-        if case let .background(sinceMs) = state { return sinceMs }
-        return nil
+        switch state {
+        case .foreground: return nil
+        case let .background(sinceMs): return sinceMs
+        }
     }
 
-    /// H15: the app went to the background: the page is told it is hidden. Nothing when it
-    /// already was (the input is then ignored).
+    /// H15: the app went to the background: the page is told it is hidden, and the page view
+    /// ends. Ignored when it already was.
     mutating func appBackgrounded(at now: Instant) -> [Effect] {
-        guard case .foreground = state else { return [] }
-        state = .background(sinceMs: now.ms)
-        return Self.visibility(false)
-    }
-
-    package enum Return: Equatable, Sendable {
-        case alreadyForeground
-        /// Back from the background: the page is told it is visible (`shown`); `revalidate`
-        /// when away at least the threshold.
-        case returned(shown: [Effect], revalidate: Bool)
-    }
-
-    /// H15: the app came back to the foreground.
-    mutating func appForegrounded(at now: Instant, thresholdMs: Millis) -> Return {
         switch state {
         case .foreground:
-            return .alreadyForeground
+            state = .background(sinceMs: now.ms)
+            return Self.visibility(false) + [.hostAnalytics(event: "page_end")]
+        case .background:
+            return [.ignored(.alreadyBackground)]
+        }
+    }
+
+    /// H15: the app came back to the foreground: the page is told it is visible, a page view
+    /// starts, and a soft request (under `requestId`, the caller's) follows when it was away at
+    /// least `thresholdMs`. Ignored when it already was in the foreground.
+    mutating func appForegrounded(at now: Instant, thresholdMs: Millis, requestId: String?) -> [Effect] {
+        switch state {
+        case .foreground:
+            return [.ignored(.alreadyForeground)]
         case let .background(sinceMs):
             state = .foreground
-            return .returned(shown: Self.visibility(true), revalidate: now.ms - sinceMs >= thresholdMs)
+            let revalidate: [Effect] = now.ms - sinceMs >= thresholdMs
+                ? [.requestSoftRefresh(reason: .appForeground, requestId: requestId)] : []
+            return Self.visibility(true) + [.hostAnalytics(event: "page_view")] + revalidate
         }
     }
 
@@ -53,19 +56,18 @@ package struct ForegroundTracker: Codable, Equatable, Sendable {
     }
 }
 
-extension ForegroundTracker: StateCodable {
-    package func encode(to writer: inout StateWriter) {
-        switch state {
-        case .foreground: writer.int(0)
-        case let .background(sinceMs): writer.int(1); writer.int(sinceMs)
+extension ForegroundTracker {
+    init(_ snapshot: SessionSnapshot.App) {
+        switch snapshot.state {
+        case .foreground: state = .foreground
+        case let .background(sinceMs): state = .background(sinceMs: sinceMs)
         }
     }
 
-    package init(from reader: inout StateReader) throws(StateDecodingError) {
-        switch try reader.int() {
-        case 0: state = .foreground
-        case 1: state = .background(sinceMs: try reader.int64())
-        default: throw reader.error("unknown app state")
+    var snapshot: SessionSnapshot.App {
+        switch state {
+        case .foreground: return SessionSnapshot.App(state: .foreground)
+        case let .background(sinceMs): return SessionSnapshot.App(state: .background(sinceMs: sinceMs))
         }
     }
 }

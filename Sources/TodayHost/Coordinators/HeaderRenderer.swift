@@ -1,6 +1,6 @@
 /// The native header feedback (H12–H14): renders what Web commands, correlated by `requestId`.
-package struct HeaderRenderer: Codable, Equatable, Sendable {
-    package enum State: Codable, Equatable, Sendable {
+package struct HeaderRenderer: Equatable, Sendable {
+    package enum State: Equatable, Sendable {
         /// Next: `refreshing` on a valid `refreshStarted`.
         case hidden
         /// Next: `updated` / `failed` / `hidden` on its result, `hidden` on its watchdog or a
@@ -104,23 +104,22 @@ package struct HeaderRenderer: Codable, Equatable, Sendable {
     }
 }
 
-extension HeaderRenderer: StateCodable {
-    package func encode(to writer: inout StateWriter) {
-        switch state {
-        case .hidden: writer.int(0)
-        case let .refreshing(requestId, watchdog): writer.int(1); writer.string(requestId); writer.value(watchdog)
-        case let .updated(requestId, hide): writer.int(2); writer.string(requestId); writer.value(hide)
-        case let .failed(requestId, hide): writer.int(3); writer.string(requestId); writer.value(hide)
+extension HeaderRenderer {
+    init(_ snapshot: SessionSnapshot.Header) {
+        switch snapshot.state {
+        case .hidden: state = .hidden
+        case let .refreshing(requestId, watchdog): state = .refreshing(requestId: requestId, watchdog: watchdog)
+        case let .updated(requestId, hide): state = .updated(requestId: requestId, hide: hide)
+        case let .failed(requestId, hide): state = .failed(requestId: requestId, hide: hide)
         }
     }
 
-    package init(from reader: inout StateReader) throws(StateDecodingError) {
-        switch try reader.int() {
-        case 0: state = .hidden
-        case 1: state = .refreshing(requestId: try reader.string(), watchdog: try reader.value())
-        case 2: state = .updated(requestId: try reader.string(), hide: try reader.value())
-        case 3: state = .failed(requestId: try reader.string(), hide: try reader.value())
-        default: throw reader.error("unknown header state")
+    var snapshot: SessionSnapshot.Header {
+        switch state {
+        case .hidden: return SessionSnapshot.Header(state: .hidden)
+        case let .refreshing(requestId, watchdog): return SessionSnapshot.Header(state: .refreshing(requestId: requestId, watchdog: watchdog))
+        case let .updated(requestId, hide): return SessionSnapshot.Header(state: .updated(requestId: requestId, hide: hide))
+        case let .failed(requestId, hide): return SessionSnapshot.Header(state: .failed(requestId: requestId, hide: hide))
         }
     }
 }

@@ -1,5 +1,6 @@
 /// The native Live Widget creation sheet (H26).
-package struct LiveWidgetSheet: Codable, Equatable, Sendable {
+package struct LiveWidgetSheet: Equatable, Sendable {
+    /// Its name is what the session view shows (`liveWidgetSheet`) and what is stored.
     package enum State: String, Codable, Sendable {
         /// Next: `presented` on `liveWidgetCreation.present` with the capability.
         case hidden
@@ -11,22 +12,39 @@ package struct LiveWidgetSheet: Codable, Equatable, Sendable {
 
     package init() {}
 
-    /// `true` when presentation started (the `{presented}` acknowledgement).
-    mutating func present() -> Bool { move(to: .presented) }
+    /// H26: `liveWidgetCreation.present` answers `{presented}`: whether presentation started.
+    /// Without the capability (`advertised` false) it is ignored and answers `false`.
+    mutating func presentRequested(advertised: Bool) -> [Effect] {
+        guard advertised else { return [.ignored(.capabilityNotAdvertised), .answer(["presented": false])] }
+        switch state {
+        case .hidden:
+            state = .presented
+            return [.answer(["presented": true])]
+        case .presented:
+            return [.answer(["presented": false])]
+        }
+    }
 
-    /// Created or cancelled: `false` when no sheet was up.
-    mutating func dismiss() -> Bool { move(to: .hidden) }
+    /// H26: the user cancelled creation; ignored (`noSheet`) when no sheet was up.
+    mutating func creationCancelled() -> [Effect] {
+        switch state {
+        case .hidden: return [.ignored(.noSheet)]
+        case .presented:
+            state = .hidden
+            return []
+        }
+    }
 
-    /// `false` when the sheet is already in `next`.
-    private mutating func move(to next: State) -> Bool {
-        guard state != next else { return false }
-        state = next
-        return true
+    /// H19, H20, H26: creation succeeded, the account switched or the session ended: a sheet
+    /// still up goes away.
+    mutating func dismissed() -> [Effect] {
+        state = .hidden
+        return []
     }
 }
 
-extension LiveWidgetSheet: StateCodable {
-    package func encode(to writer: inout StateWriter) { writer.raw(state) }
+extension LiveWidgetSheet {
+    init(_ snapshot: SessionSnapshot.Sheet) { state = snapshot.state }
 
-    package init(from reader: inout StateReader) throws(StateDecodingError) { state = try reader.raw() }
+    var snapshot: SessionSnapshot.Sheet { SessionSnapshot.Sheet(state: state) }
 }

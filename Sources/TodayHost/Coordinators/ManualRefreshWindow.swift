@@ -1,24 +1,42 @@
 /// The sliding window of repeated pull gestures (H10): a gesture within `manualRefreshWindowMs`
 /// of the previous one reloads the document. Only gestures move it.
-package struct ManualRefreshWindow: Codable, Equatable, Sendable {
-    package private(set) var lastGestureAtMs: Millis?
+package struct ManualRefreshWindow: Equatable, Sendable {
+    package enum State: Equatable, Sendable {
+        /// Next: `gestured` on a pull gesture.
+        case noGesture
+        /// Next: `gestured` at the next pull gesture's time.
+        case gestured(atMs: Millis)
+    }
+
+    private var state: State = .noGesture
 
     package init() {}
 
-    /// Records a gesture and tells whether it repeats the previous one within the window.
-    mutating func pullGesture(at now: Instant, windowMs: Millis) -> Bool {
-        defer { lastGestureAtMs = now.ms }
-        guard let lastGestureAtMs else { return false }
-        return now.ms - lastGestureAtMs <= windowMs
+    package var lastGestureAtMs: Millis? {
+        switch state {
+        case .noGesture: return nil
+        case let .gestured(atMs): return atMs
+        }
+    }
+
+    /// H10: a pull gesture (its id `requestId`) asks Web for a soft refresh, unless it repeats
+    /// the previous one within the window or the document is dead: then it reloads at once.
+    mutating func pullGesture(requestId: String, at now: Instant, windowMs: Millis, documentTerminated: Bool) -> [Effect] {
+        let repeats: Bool
+        switch state {
+        case .noGesture: repeats = false
+        case let .gestured(atMs): repeats = now.ms - atMs <= windowMs
+        }
+        state = .gestured(atMs: now.ms)
+        if repeats || documentTerminated { return [.reload(cause: .manualRepeat, requestId: requestId)] }
+        return [.requestSoftRefresh(reason: .userPull, requestId: requestId)]
     }
 }
 
-extension ManualRefreshWindow: StateCodable {
-    package func encode(to writer: inout StateWriter) {
-        writer.optional(lastGestureAtMs) { $0.int($1) }
+extension ManualRefreshWindow {
+    init(_ snapshot: SessionSnapshot.ManualWindow) {
+        if let atMs = snapshot.lastGestureAtMs { state = .gestured(atMs: atMs) }
     }
 
-    package init(from reader: inout StateReader) throws(StateDecodingError) {
-        lastGestureAtMs = try reader.optional { reader throws(StateDecodingError) in try reader.int64() }
-    }
+    var snapshot: SessionSnapshot.ManualWindow { SessionSnapshot.ManualWindow(lastGestureAtMs: lastGestureAtMs) }
 }

@@ -1,69 +1,100 @@
 /// The native confirmation dialog (H27): one at a time, settled by the user's choice.
-package struct NativeDialog: Codable, Equatable, Sendable {
+package struct NativeDialog: Equatable, Sendable {
     package struct Open: Codable, Equatable, Sendable {
         package var callId: String
         package var title: String
         package var actions: [BridgeEvent.DialogAction]
     }
 
-    /// `nil` when no dialog is open.
-    package private(set) var open: Open?
+    package enum State: Equatable, Sendable {
+        /// Next: `open` on `nativeDialog.present` with the capability.
+        case closed
+        /// Next: `closed` on a choice, a dismissal, an account switch or teardown.
+        case open(Open)
+    }
+
+    private var state: State = .closed
+    /// Dialogs presented so far: feeds server-made call ids (H27).
+    package private(set) var counter = 0
 
     package init() {}
 
-    package enum Presentation: Equatable, Sendable {
-        case pending(callId: String)
-        case busy
+    /// `nil` when no dialog is open.
+    package var open: Open? {
+        switch state {
+        case .closed: return nil
+        case let .open(open): return open
+        }
     }
 
-    mutating func present(callId: String, title: String, actions: [BridgeEvent.DialogAction]) -> Presentation {
-        guard open == nil else { return .busy }
-        open = Open(callId: callId, title: title, actions: actions)
-        return .pending(callId: callId)
+    /// Whether `actionId` is one the open dialog offers (`true` with none open: there is
+    /// nothing to refuse).
+    package func offers(_ actionId: String) -> Bool {
+        switch state {
+        case .closed: return true
+        case let .open(open): return open.actions.contains { $0.actionId == actionId }
+        }
     }
 
-    package enum Choice: Equatable, Sendable {
-        case noDialog
-        case unknownAction
-        /// The pending call's final value.
-        case resolved(callId: String, value: JSON)
+    /// H27: `nativeDialog.present` answers `{pending: callId}` (its call id made from
+    /// `sessionId`), `{type: "busy"}` while one is open, or `{type: "unavailable"}` (ignored)
+    /// without the capability.
+    mutating func presentRequested(title: String, actions: [BridgeEvent.DialogAction], advertised: Bool,
+                                   sessionId: String) -> [Effect] {
+        guard advertised else { return [.ignored(.capabilityNotAdvertised), .answer(["type": "unavailable"])] }
+        switch state {
+        case .open:
+            return [.answer(["type": "busy"])]
+        case .closed:
+            counter += 1
+            let callId = RequestIdFactory.uuidV5(name: "\(sessionId)/dialog/\(counter)")
+            state = .open(Open(callId: callId, title: title, actions: actions))
+            return [.answer(["pending": .string(callId)])]
+        }
     }
 
-    mutating func choose(actionId: String) -> Choice {
-        guard let dialog = open else { return .noDialog }
-        guard dialog.actions.contains(where: { $0.actionId == actionId }) else { return .unknownAction }
-        open = nil
-        return .resolved(callId: dialog.callId, value: ["type": "action", "actionId": .string(actionId)])
+    /// H27: the user chose an action (one it `offers`: the session refuses any other first).
+    /// Ignored (`noDialog`) with none open.
+    mutating func actionChosen(_ actionId: String) -> [Effect] {
+        switch state {
+        case .closed:
+            return [.ignored(.noDialog)]
+        case let .open(open):
+            precondition(offers(actionId), "the session refuses an action the dialog does not offer")
+            state = .closed
+            return [Self.resolved(open, ["type": "action", "actionId": .string(actionId)])]
+        }
     }
 
-    /// Dismissed by the user, an account switch or teardown.
-    mutating func dismiss() -> Choice {
-        guard let dialog = open else { return .noDialog }
-        open = nil
-        return .resolved(callId: dialog.callId, value: ["type": "dismissed"])
+    /// H27: the user dismissed it; ignored (`noDialog`) with none open.
+    mutating func dismissedByUser() -> [Effect] {
+        switch state {
+        case .closed: return [.ignored(.noDialog)]
+        case .open: return dismissedByHost()
+        }
+    }
+
+    /// H19, H20: an account switch or teardown dismisses an open dialog.
+    mutating func dismissedByHost() -> [Effect] {
+        switch state {
+        case .closed:
+            return []
+        case let .open(open):
+            state = .closed
+            return [Self.resolved(open, ["type": "dismissed"])]
+        }
+    }
+
+    private static func resolved(_ open: Open, _ value: JSON) -> Effect {
+        .resolution(type: "nativeDialog.present", callId: open.callId, value: value)
     }
 }
 
-extension NativeDialog: StateCodable {
-    package func encode(to writer: inout StateWriter) {
-        writer.optional(open) { writer, open in
-            writer.string(open.callId)
-            writer.string(open.title)
-            writer.array(open.actions) { writer, action in
-                writer.string(action.actionId)
-                writer.string(action.title)
-                writer.optional(action.role) { $0.string($1) }
-            }
-        }
+extension NativeDialog {
+    init(_ snapshot: SessionSnapshot.Dialog, counter: Int) {
+        if let open = snapshot.open { state = .open(open) }
+        self.counter = counter
     }
 
-    package init(from reader: inout StateReader) throws(StateDecodingError) {
-        open = try reader.optional { reader throws(StateDecodingError) in
-            Open(callId: try reader.string(), title: try reader.string(),
-                 actions: try reader.array { reader throws(StateDecodingError) in
-                     BridgeEvent.DialogAction(actionId: try reader.string(), title: try reader.string(),
-                                              role: try reader.optional { reader throws(StateDecodingError) in try reader.string() })
-                 })
-        }
-    }
+    var snapshot: SessionSnapshot.Dialog { SessionSnapshot.Dialog(open: open) }
 }

@@ -1,7 +1,7 @@
 /// The native pull-to-refresh spinner (H10, H11): started by the gesture, ended by the result
 /// for the id it owns or by its watchdog.
-package struct PullSpinner: Codable, Equatable, Sendable {
-    package enum State: Codable, Equatable, Sendable {
+package struct PullSpinner: Equatable, Sendable {
+    package enum State: Equatable, Sendable {
         /// Next: `refreshing` on a pull gesture.
         case idle
         /// Next: `idle` on its result, watchdog, a navigation not made by the host, account
@@ -40,10 +40,13 @@ package struct PullSpinner: Codable, Equatable, Sendable {
         return [.pull(state: .refreshing, outcome: nil, requestId: requestId, rule: .h10)]
     }
 
-    /// H11: a host-made reload carries a spinner that is still up, keeping its watchdog.
+    /// H11: a host-made reload carries a spinner that is still up, keeping its watchdog. A
+    /// repeated pull's reload is already the spinner's own (H10).
     mutating func followReload(requestId: String) -> [Effect] {
         switch state {
         case .idle:
+            return []
+        case let .refreshing(ownId, _) where ownId == requestId:
             return []
         case let .refreshing(_, watchdog):
             state = .refreshing(requestId: requestId, watchdog: watchdog)
@@ -53,21 +56,26 @@ package struct PullSpinner: Codable, Equatable, Sendable {
 
     /// H11: the result for the owned id ends the spinner with that result's outcome.
     mutating func refreshResult(requestId: String, status: ResultStatus) -> [Effect] {
-        guard owner == requestId else { return [] }
-        return end(status.outcome)
+        requestConsumed(requestId: requestId, outcome: status.outcome)
     }
 
     /// Ends the spinner if it owns `requestId` (its request was consumed with no reload).
     mutating func requestConsumed(requestId: String, outcome: RequestOutcome) -> [Effect] {
-        guard owner == requestId else { return [] }
-        return end(outcome)
+        switch state {
+        case let .refreshing(ownId, _) where ownId == requestId: return end(outcome)
+        case .idle, .refreshing: return []
+        }
     }
 
     mutating func timerFired(_ kind: TimerKind) -> [Effect] {
-        guard kind == .pullWatchdog else { return [] }
-        return end(.timedOut)
+        switch kind {
+        case .pullWatchdog: return end(.timedOut)
+        case .softRefreshDeadline, .headerWatchdog, .headerHide: return []
+        }
     }
 
+    /// The spinner ends with `outcome` (a navigation not made by the host, an account switch,
+    /// teardown, a failure that made no reload), if it was up.
     mutating func end(_ outcome: RequestOutcome) -> [Effect] {
         switch state {
         case .idle:
@@ -80,21 +88,20 @@ package struct PullSpinner: Codable, Equatable, Sendable {
     }
 }
 
-extension PullSpinner: StateCodable {
-    package func encode(to writer: inout StateWriter) {
-        switch state {
-        case .idle: writer.int(0)
-        case let .refreshing(requestId, watchdog): writer.int(1); writer.string(requestId); writer.value(watchdog)
+extension PullSpinner {
+    init(_ snapshot: SessionSnapshot.Pull) {
+        switch snapshot.state {
+        case .idle: state = .idle
+        case let .refreshing(requestId, watchdog): state = .refreshing(requestId: requestId, watchdog: watchdog)
         }
-        writer.optional(lastOutcome) { $0.raw($1) }
+        lastOutcome = snapshot.lastOutcome
     }
 
-    package init(from reader: inout StateReader) throws(StateDecodingError) {
-        switch try reader.int() {
-        case 0: state = .idle
-        case 1: state = .refreshing(requestId: try reader.string(), watchdog: try reader.value())
-        default: throw reader.error("unknown pull state")
+    var snapshot: SessionSnapshot.Pull {
+        switch state {
+        case .idle: return SessionSnapshot.Pull(state: .idle, lastOutcome: lastOutcome)
+        case let .refreshing(requestId, watchdog):
+            return SessionSnapshot.Pull(state: .refreshing(requestId: requestId, watchdog: watchdog), lastOutcome: lastOutcome)
         }
-        lastOutcome = try reader.optional { reader throws(StateDecodingError) in try reader.raw() }
     }
 }

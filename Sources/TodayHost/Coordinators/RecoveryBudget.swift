@@ -7,49 +7,49 @@ package struct RecoveryBudget: Equatable, Sendable {
         case spent
     }
 
-    /// What a native request's failure leads to.
-    package enum Recovery: Equatable, Sendable {
-        /// The one automatic reload (H9); it spends the budget.
-        case reload
-        /// The budget is spent: no reload until it is re-armed.
-        case none
-    }
-
-    package private(set) var state: State = .armed
+    private var state: State = .armed
 
     package init() {}
 
     package var armed: Bool { state == .armed }
 
-    /// H9: a `succeeded` result for a native-owned id re-arms the budget.
-    mutating func nativeRequestSucceeded() { state = .armed }
-
     /// H9: a pull gesture re-arms the budget.
-    mutating func pullGestured() { state = .armed }
+    mutating func pullGestured() -> [Effect] {
+        state = .armed
+        return []
+    }
 
-    /// H9: a native request failed, was cancelled or timed out: a reload while armed.
-    mutating func nativeRequestFailed() -> Recovery {
-        defer { state = .spent }
-        return state == .armed ? .reload : .none
+    /// H7, H9: Web's result for a native-owned request: `succeeded` re-arms the budget, a
+    /// failure spends it on a reload (`nativeRequestFailed`). Without a reload the result goes
+    /// on to the spinner and header (`feedback`).
+    mutating func nativeResult(_ status: ResultStatus, requestId: String) -> [Effect] {
+        let feedback = Effect.feedbackSettled(requestId: requestId, status: status)
+        switch status {
+        case .succeeded:
+            state = .armed
+            return [feedback]
+        case .failed, .cancelled, .unsupported:
+            return nativeRequestFailed(cause: .recovery, requestId: nil, otherwise: [feedback])
+        case .other:
+            return [feedback]
+        }
+    }
+
+    /// H9, H18: a native request failed, was cancelled or timed out (`cause` says how): the
+    /// reload (under `requestId`, the caller's) while armed, else `otherwise`. Spent either way.
+    mutating func nativeRequestFailed(cause: LoadCause, requestId: String?, otherwise: [Effect]) -> [Effect] {
+        switch state {
+        case .armed:
+            state = .spent
+            return [.reload(cause: cause, requestId: requestId)]
+        case .spent:
+            return otherwise
+        }
     }
 }
 
-/// As stored before `State` existed (`{"armed": true}`): rows written then still read.
-extension RecoveryBudget: Codable {
-    private enum CodingKeys: String, CodingKey { case armed }
+extension RecoveryBudget {
+    init(_ snapshot: SessionSnapshot.Recovery) { state = snapshot.armed ? .armed : .spent }
 
-    package init(from decoder: any Decoder) throws {
-        state = try decoder.container(keyedBy: CodingKeys.self).decode(Bool.self, forKey: .armed) ? .armed : .spent
-    }
-
-    package func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(armed, forKey: .armed)
-    }
-}
-
-extension RecoveryBudget: StateCodable {
-    package func encode(to writer: inout StateWriter) { writer.bool(armed) }
-
-    package init(from reader: inout StateReader) throws(StateDecodingError) { state = try reader.bool() ? .armed : .spent }
+    var snapshot: SessionSnapshot.Recovery { SessionSnapshot.Recovery(armed: armed) }
 }

@@ -1,16 +1,37 @@
 /// Native soft requests waiting for Web's result and their shared deadline (H4–H7).
-package struct SoftRefresh: Codable, Equatable, Sendable {
+package struct SoftRefresh: Equatable, Sendable {
     package struct PendingRequest: Codable, Equatable, Sendable {
         package var requestId: String
         package var reason: RefreshReason?
         package var requestedAtMs: Millis
     }
 
-    package private(set) var pending: [PendingRequest] = []
-    /// Armed when a request joins an empty set; later requests share it (H5).
-    package private(set) var deadline: Deadline?
+    package enum State: Equatable, Sendable {
+        /// Next: `waiting` on a request.
+        case idle
+        /// At least one request, in the order made, under the deadline armed when the first
+        /// joined (H5). Next: `waiting` with one more (same deadline) or one fewer; `idle` when
+        /// the last is answered, the deadline passes or the document goes.
+        case waiting(pending: [PendingRequest], deadline: Deadline)
+    }
+
+    private var state: State = .idle
 
     package init() {}
+
+    package var pending: [PendingRequest] {
+        switch state {
+        case .idle: return []
+        case let .waiting(pending, _): return pending
+        }
+    }
+
+    package var deadline: Deadline? {
+        switch state {
+        case .idle: return nil
+        case let .waiting(_, deadline): return deadline
+        }
+    }
 
     package var timers: [Watchdog] {
         guard let deadline else { return [] }
@@ -27,8 +48,11 @@ package struct SoftRefresh: Codable, Equatable, Sendable {
 
     /// H4, H5: emits `todayPage.refreshRequested` and joins the pending set.
     mutating func request(requestId: String, reason: RefreshReason?, at now: Instant, deadlineMs: Millis) -> [Effect] {
-        if pending.isEmpty { deadline = now.deadline(after: deadlineMs) }
-        pending.append(PendingRequest(requestId: requestId, reason: reason, requestedAtMs: now.ms))
+        let request = PendingRequest(requestId: requestId, reason: reason, requestedAtMs: now.ms)
+        switch state {
+        case .idle: state = .waiting(pending: [request], deadline: now.deadline(after: deadlineMs))
+        case let .waiting(pending, deadline): state = .waiting(pending: pending + [request], deadline: deadline)
+        }
         var payload: [(String, JSON)] = [
             ("type", "todayPage.refreshRequested"), ("schemaVersion", 1), ("requestId", .string(requestId)),
         ]
@@ -39,10 +63,15 @@ package struct SoftRefresh: Codable, Equatable, Sendable {
     /// H7: Web's result for a pending request consumes it, settled with Web's `outcome`; the
     /// deadline goes with the last one. Nothing when the id is not pending.
     mutating func resultArrived(for requestId: String, outcome: RequestOutcome) -> [Effect] {
-        guard let index = pending.firstIndex(where: { $0.requestId == requestId }) else { return [] }
-        let request = pending.remove(at: index)
-        if pending.isEmpty { deadline = nil }
-        return [Self.settled(request, outcome, .h7)]
+        switch state {
+        case .idle:
+            return []
+        case .waiting(var pending, let deadline):
+            guard let index = pending.firstIndex(where: { $0.requestId == requestId }) else { return [] }
+            let request = pending.remove(at: index)
+            state = pending.isEmpty ? .idle : .waiting(pending: pending, deadline: deadline)
+            return [Self.settled(request, outcome, .h7)]
+        }
     }
 
     /// H6: the shared deadline passed: every pending request times out, in the order made.
@@ -61,30 +90,24 @@ package struct SoftRefresh: Codable, Equatable, Sendable {
     }
 
     private mutating func takeAll() -> [PendingRequest] {
-        defer {
-            pending = []
-            deadline = nil
+        switch state {
+        case .idle:
+            return []
+        case let .waiting(pending, _):
+            state = .idle
+            return pending
         }
-        return pending
     }
 }
 
-extension SoftRefresh: StateCodable {
-    package func encode(to writer: inout StateWriter) {
-        writer.array(pending) { writer, request in
-            writer.string(request.requestId)
-            writer.optional(request.reason) { $0.raw($1) }
-            writer.int(request.requestedAtMs)
+extension SoftRefresh {
+    /// A stored set without a deadline, or a deadline without a set, cannot occur (the
+    /// deadline comes and goes with the set); it reads as `idle`.
+    init(_ snapshot: SessionSnapshot.Refresh) {
+        if let deadline = snapshot.deadline, !snapshot.pending.isEmpty {
+            state = .waiting(pending: snapshot.pending, deadline: deadline)
         }
-        writer.optional(deadline) { $0.value($1) }
     }
 
-    package init(from reader: inout StateReader) throws(StateDecodingError) {
-        pending = try reader.array { reader throws(StateDecodingError) in
-            PendingRequest(requestId: try reader.string(),
-                           reason: try reader.optional { reader throws(StateDecodingError) in try reader.raw() },
-                           requestedAtMs: try reader.int64())
-        }
-        deadline = try reader.optional { reader throws(StateDecodingError) in try reader.value() }
-    }
+    var snapshot: SessionSnapshot.Refresh { SessionSnapshot.Refresh(pending: pending, deadline: deadline) }
 }

@@ -39,32 +39,32 @@ extension HostSession {
         case let .refreshResult(result):
             return (refreshResult(result, &log), .null)
         case let .firstBatchRendered(_, _, requestId):
-            return (renderEvent(requestId: requestId, &log) { session, log in
-                session.document.firstBatchRendered()
-                return session.config.loadingGate == .render
+            return (renderEvent(requestId: requestId, &log) { session, _ in
+                session.document.firstBatchRendered(gate: session.config.loadingGate)
             }, .null)
         case let .allBatchesRendered(_, empty, _, requestId):
-            return (renderEvent(requestId: requestId, &log) { session, log in
-                session.document.allBatchesRendered(empty: empty)
-                return session.config.loadingGate == .render && empty
+            return (renderEvent(requestId: requestId, &log) { session, _ in
+                session.document.allBatchesRendered(empty: empty, gate: session.config.loadingGate)
             }, .null)
         case let .loadFailed(_, _, requestId):
             return (renderEvent(requestId: requestId, &log) { session, log in
                 session.monitorLoadFailed(&log)
-                session.document.loadFailed()
-                return session.config.loadingGate == .render
+                return session.document.loadFailed(gate: session.config.loadingGate)
             }, .null)
         case let .loadingPresentation(owner, _):
-            return (loadingPresentation(owner: owner, &log), .null)
+            return (perform(document.loadingPresentation(owner: owner), &log), .null)
         case let .track(event, properties):
-            record([forwardedAnalytics(event: event, webProperties: properties)], &log)
-            return (.applied, .null)
+            return (perform([forwardedAnalytics(event: event, webProperties: properties)], &log), .null)
         case let .navigationAction(url):
-            return (navigationAction(url: url), .null)
+            guard let link = DeepLink(url), link.isTrustedChatLink else { return (.ignored(.untrustedLink), .null) }
+            return (perform(chat.linkOpened(link), &log), .null)
         case .liveWidgetCreationPresent:
-            return liveWidgetCreationPresent()
+            let advertised = injectedCapabilities.contains(Capability.liveWidgetCreation)
+            return (perform(liveWidgetSheet.presentRequested(advertised: advertised), &log), log.answer)
         case let .nativeDialogPresent(title, actions):
-            return nativeDialogPresent(title: title, actions: actions)
+            let advertised = injectedCapabilities.contains(Capability.nativeDialog)
+            let effects = dialog.presentRequested(title: title, actions: actions, advertised: advertised, sessionId: id)
+            return (perform(effects, &log), log.answer)
         }
     }
 
@@ -74,31 +74,20 @@ extension HostSession {
         if !log.ledger.contains(requestId) {
             log.ledger.write(RequestRecord(requestId: requestId, role: .webMinted, requestedAtMs: nowMs))
         }
-        record(header.refreshStarted(requestId: requestId, at: instant, watchdogMs: config.timing.headerWatchdogMs), &log)
-        return .applied
-    }
-
-    /// H23: Web releases the loading overlay it owns.
-    private mutating func loadingPresentation(owner: String, _ log: inout StepLog) -> Outcome {
-        guard owner == "web" else { return .ignored(.ownerNotWeb) }
-        switch document.overlay.webReleased() {
-        case .alreadyReleased: return .ignored(.alreadyReleased)
-        case let .hidden(effects): record(effects, &log)
-        }
+        perform(header.refreshStarted(requestId: requestId, at: instant, watchdogMs: config.timing.headerWatchdogMs), &log)
         return .applied
     }
 
     /// H22: a render fact for the current load, unless it names an earlier load's URL id.
-    /// `change` updates the document and tells whether the `render` gate hides the overlay (H23).
+    /// `change` tells the document, which answers with the overlay's effects (H23).
     private mutating func renderEvent(requestId: String?, _ log: inout StepLog,
-                                      change: (inout HostSession, inout StepLog) -> Bool) -> Outcome {
+                                      change: (inout HostSession, inout StepLog) -> [Effect]) -> Outcome {
         if let requestId, let record = log.ledger.record(for: requestId), record.role == .reload,
            let loadId = record.loadId, loadId < document.loadId
         {
             return .ignored(.staleRender)
         }
         monitorRenderBeforeRelease(&log)
-        if change(&self, &log) { record(document.overlay.hideForRender(), &log) }
-        return .applied
+        return perform(change(&self, &log), &log)
     }
 }

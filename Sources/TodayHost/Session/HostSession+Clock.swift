@@ -68,11 +68,11 @@ extension HostSession {
     private mutating func fire(_ watchdog: Watchdog, lateMs: Millis?, _ log: inout StepLog) {
         nowMs = watchdog.dueAtMs
         step += 1
-        record([.watchdog(kind: watchdog.kind, requestId: watchdog.requestId, lateMs: lateMs)], &log)
+        perform([.watchdog(kind: watchdog.kind, requestId: watchdog.requestId, lateMs: lateMs)], &log)
         switch watchdog.kind {
         case .softRefreshDeadline: softRefreshDeadlineExpired(&log)
-        case .pullWatchdog: record(pull.timerFired(.pullWatchdog), &log)
-        case .headerWatchdog, .headerHide: record(header.timerFired(watchdog.kind), &log)
+        case .pullWatchdog: perform(pull.timerFired(.pullWatchdog), &log)
+        case .headerWatchdog, .headerHide: perform(header.timerFired(watchdog.kind), &log)
         }
         // A coordinator that kept a fired timer would make every advance loop forever.
         if let next = watchdogs.first, next == watchdog {

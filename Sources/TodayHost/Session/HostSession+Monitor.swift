@@ -3,7 +3,7 @@
 /// host's behaviour is the same with or without it.
 extension HostSession {
     mutating func violation(_ code: String, requestId: String?, _ detail: String, _ log: inout StepLog) {
-        record([.violation(code: code, detail: "\(code): \(detail)", requestId: requestId)], &log)
+        perform([.violation(code: code, detail: "\(code): \(detail)", requestId: requestId)], &log)
     }
 
     /// M1: one `refreshResult` per `requestId`. M4: native soft requests are answered only

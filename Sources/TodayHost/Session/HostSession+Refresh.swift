@@ -9,13 +9,7 @@ extension HostSession {
     mutating func requestSoftRefresh(_ reason: RefreshReason?, requestId: String, _ log: inout StepLog) {
         log.ledger.write(RequestRecord(requestId: requestId, role: .soft, reason: reason, requestedAtMs: nowMs,
                                        madeAfterSeq: lastSeq))
-        record(refresh.request(requestId: requestId, reason: reason, at: instant, deadlineMs: config.timing.softRefreshDeadlineMs), &log)
-    }
-
-    /// The document's own request reached its end (`rule`: H7 Web's answer, H3, H18 or H20 a
-    /// cancel); `record` writes it to the ledger too.
-    mutating func settle(_ requestId: String, _ outcome: RequestOutcome, rule: Rule, _ log: inout StepLog) {
-        record([.requestSettled(requestId: requestId, outcome: outcome, reason: nil, rule: rule)], &log)
+        perform(refresh.request(requestId: requestId, reason: reason, at: instant, deadlineMs: config.timing.softRefreshDeadlineMs), &log)
     }
 
     /// A native request reached its end: in the ledger, answered when Web's result settled it
@@ -34,40 +28,28 @@ extension HostSession {
         let requestId = result.requestId
         monitorResult(result, &log)
         noteResult(for: requestId, &log)
+        if refresh.isPending(requestId) {
+            let effects = refresh.resultArrived(for: requestId, outcome: result.status.outcome)
+                + recovery.nativeResult(result.status, requestId: requestId)
+            return perform(effects, &log)
+        }
+        if document.ownedRequestId == requestId {
+            let effects = document.ownRequestSettled(result.status.outcome, rule: .h7)
+                + recovery.nativeResult(result.status, requestId: requestId)
+            return perform(effects, &log)
+        }
+        // A Web-minted id: its UIs settle, the budget is Web's own business (H9).
+        if header.owner == requestId || pull.owner == requestId {
+            return perform([.feedbackSettled(requestId: requestId, status: result.status)], &log)
+        }
+        return .ignored(.staleResult)
+    }
 
-        let nativeOwned: Bool
-        let settled = refresh.resultArrived(for: requestId, outcome: result.status.outcome)
-        if !settled.isEmpty {
-            record(settled, &log)
-            nativeOwned = true
-        } else if document.ownedRequestId == requestId {
-            document.resultArrived()
-            settle(requestId, result.status.outcome, rule: .h7, &log)
-            nativeOwned = true
-        } else if header.owner == requestId || pull.owner == requestId {
-            // A Web-minted id: its UIs settle, the budget is Web's own business (H9).
-            nativeOwned = false
-        } else {
-            return .ignored(.staleResult)
-        }
-
-        var reloads = false
-        if nativeOwned {
-            switch result.status {
-            case .succeeded: recovery.nativeRequestSucceeded()
-            case .failed, .cancelled, .unsupported: reloads = recovery.nativeRequestFailed() == .reload
-            case .other: break
-            }
-        }
-        if reloads {
-            // H9: the reload clears the header (H14) and carries the spinner (H11).
-            hostReload(.recovery, callerRequestId: nil, &log)
-        } else {
-            record(pull.refreshResult(requestId: requestId, status: result.status), &log)
-            record(header.refreshResult(requestId: requestId, status: result.status, at: instant,
-                                        settleMs: config.timing.headerSettleMs), &log)
-        }
-        return .applied
+    /// H11, H13: a result that made no reload ends the spinner and settles the header that
+    /// own its id.
+    mutating func feedbackSettled(_ requestId: String, _ status: ResultStatus, _ log: inout StepLog) {
+        perform(pull.refreshResult(requestId: requestId, status: status), &log)
+        perform(header.refreshResult(requestId: requestId, status: status, at: instant, settleMs: config.timing.headerSettleMs), &log)
     }
 
     /// Counts results per id (M1) and remembers ids Web made up.
@@ -84,25 +66,28 @@ extension HostSession {
         let expired = refresh.deadlinePassed()
         // One settle per pending request, in the same order: each is followed by its M7.
         for (request, settled) in zip(unanswered, expired) {
-            record([settled], &log)
+            perform([settled], &log)
             monitorUnanswered(request, &log)
         }
-        if recovery.nativeRequestFailed() == .reload {
-            hostReload(.recovery, callerRequestId: nil, &log)
-            return
-        }
-        for request in unanswered {
-            record(pull.requestConsumed(requestId: request.requestId, outcome: .timedOut), &log)
-            if header.owner == request.requestId { record(header.clear(.h6), &log) }
+        perform(recovery.nativeRequestFailed(cause: .recovery, requestId: nil,
+                                             otherwise: [.feedbackTimedOut(requestIds: unanswered.map(\.requestId))]), &log)
+    }
+
+    /// H6: the deadline made no reload: the spinner and the header waiting for these ids end.
+    mutating func feedbackTimedOut(_ requestIds: [String], _ log: inout StepLog) {
+        for requestId in requestIds {
+            perform(pull.requestConsumed(requestId: requestId, outcome: .timedOut), &log)
+            if header.owner == requestId { perform(header.clear(.h6), &log) }
         }
     }
 
-    /// H9, H18: a reload the host makes by itself; a spinner still up follows it (H11).
-    mutating func hostReload(_ cause: LoadCause, callerRequestId: String?, _ log: inout StepLog) {
+    /// H9, H10, H18: a reload of the host's own document; a spinner still up for another id
+    /// follows it (H11).
+    mutating func reload(_ cause: LoadCause, callerRequestId: String?, _ log: inout StepLog) {
         let requestId = newRequestId(callerRequestId, log)
         registerReload(requestId, cause: cause, &log)
         navigate(url: ownURL(requestId: requestId), requestId: requestId, cause: cause, &log)
-        record(pull.followReload(requestId: requestId), &log)
+        perform(pull.followReload(requestId: requestId), &log)
     }
 
     mutating func registerReload(_ requestId: String, cause: LoadCause, _ log: inout StepLog) {
@@ -114,18 +99,14 @@ extension HostSession {
     /// document's own id, cancels the deadline, clears the header and shows the overlay.
     mutating func navigate(url: String, requestId: String?, cause: LoadCause, _ log: inout StepLog) {
         cancelOpenRequests(.h3, &log)
-        record(header.clear(.h14), &log)
-        record(document.load(url: url, requestId: requestId, cause: cause), &log)
+        perform(header.clear(.h14), &log)
+        perform(document.load(url: url, requestId: requestId, cause: cause), &log)
     }
 
     /// H3, H20: every request still open ends `cancelled`: the pending soft requests, then the
     /// document's own reload id (the document no longer owns it).
     /// `rule`: the rule of what cancels them (H3 a navigation, H20 the teardown).
     mutating func cancelOpenRequests(_ rule: Rule, _ log: inout StepLog) {
-        record(refresh.documentLeft(rule), &log)
-        if let owned = document.ownedRequestId {
-            document.resultArrived()
-            settle(owned, .cancelled, rule: rule, &log)
-        }
+        perform(refresh.documentLeft(rule) + document.ownRequestSettled(.cancelled, rule: rule), &log)
     }
 }

@@ -1,7 +1,7 @@
 /// One simulated native session: the composition of its coordinators, its clock and its
 /// history counters. It is the one place that decides which coordinator sees which event.
-/// The whole value is `Codable`: a stored and restored session continues exactly.
-package struct HostSession: Codable, Equatable, Sendable {
+/// It stores as one `SessionSnapshot`: a stored and restored session continues exactly.
+package struct HostSession: Equatable, Sendable {
     package private(set) var id: String
     package private(set) var config: SessionConfig
     /// The current account; replaced by an account switch (H19).
@@ -31,7 +31,7 @@ package struct HostSession: Codable, Equatable, Sendable {
     package internal(set) var liveWidgetSheet = LiveWidgetSheet()
     package internal(set) var dialog = NativeDialog()
     /// Feeds server-made dialog call ids (H27).
-    package internal(set) var dialogCounter = 0
+    package var dialogCounter: Int { dialog.counter }
 
     /// What an invalid id is told (`isValidId`).
     package static let idRule = "must match [A-Za-z0-9][A-Za-z0-9._-]{0,63}"
@@ -55,6 +55,24 @@ package struct HostSession: Codable, Equatable, Sendable {
         self.injectedCapabilities = config.effectiveCapabilities
     }
 
+    /// A stored session (`HostSession+Snapshot.swift`): it goes on as it was.
+    package init(_ snapshot: SessionSnapshot) {
+        (id, config, uid, isClosed) = (snapshot.id, snapshot.config, snapshot.uid, snapshot.isClosed)
+        (version, nowMs, lastSeq, step) = (snapshot.version, snapshot.nowMs, snapshot.lastSeq, snapshot.step)
+        (requestCounter, violationCount) = (snapshot.requestCounter, snapshot.violationCount)
+        injectedCapabilities = snapshot.injectedCapabilities
+        app = ForegroundTracker(snapshot.app)
+        document = DocumentLoader(snapshot.document)
+        header = HeaderRenderer(snapshot.header)
+        pull = PullSpinner(snapshot.pull)
+        manualWindow = ManualRefreshWindow(snapshot.manualWindow)
+        refresh = SoftRefresh(snapshot.refresh)
+        recovery = RecoveryBudget(snapshot.recovery)
+        chat = ChatAttribution(snapshot.chat)
+        liveWidgetSheet = LiveWidgetSheet(snapshot.liveWidgetSheet)
+        dialog = NativeDialog(snapshot.dialog, counter: snapshot.dialogCounter)
+    }
+
     /// H1–H3: a new session in the foreground, its first document loading behind the overlay.
     package static func create(id: String, config: SessionConfig) throws(InputError) -> (HostSession, Applied) {
         guard isValidId(id) else { throw .invalidField("id", idRule) }
@@ -64,8 +82,8 @@ package struct HostSession: Codable, Equatable, Sendable {
         session.step = 1
         session.append(kind: .input, type: "create", requestId: nil,
                        data: ["input": config.json, "outcome": "applied", "via": "create"], &log)
-        session.record(session.document.load(url: session.ownURL(requestId: nil), requestId: nil, cause: .initial), &log)
-        session.record([session.hostAnalytics("app_sess_start"), session.hostAnalytics("page_view")], &log)
+        session.perform(session.document.load(url: session.ownURL(requestId: nil), requestId: nil, cause: .initial), &log)
+        session.perform([.hostAnalytics(event: "app_sess_start"), .hostAnalytics(event: "page_view")], &log)
         return (session, Applied(outcome: .applied, resolution: .null, entries: log.entries, ledgerWrites: []))
     }
 
@@ -189,13 +207,34 @@ package struct HostSession: Codable, Equatable, Sendable {
 
     // MARK: Timeline
 
-    mutating func record(_ effects: [Effect], _ log: inout StepLog) {
+    /// Carries out what coordinators answered, in order: an effect with an entry is recorded
+    /// (a settled request written to the ledger first), a command performed. Answers `ignored`
+    /// when a coordinator ignored the event, else `applied`.
+    @discardableResult
+    mutating func perform(_ effects: [Effect], _ log: inout StepLog) -> Outcome {
+        var outcome = Outcome.applied
         for effect in effects {
-            if case let .requestSettled(requestId, outcome, _, rule) = effect { noteSettled(requestId, outcome, rule: rule, &log) }
-            let parts = effect.entryParts
-            if case .violation = effect { violationCount += 1 }
-            append(kind: parts.kind, type: parts.type, requestId: parts.requestId, rule: parts.rule, data: parts.data, &log)
+            switch effect {
+            case let .ignored(reason): outcome = .ignored(reason)
+            case let .answer(value): log.answer = value
+            case let .hostAnalytics(event): record(hostAnalytics(event), &log)
+            case let .requestSoftRefresh(reason, requestId): requestSoftRefresh(reason, callerRequestId: requestId, &log)
+            case let .reload(cause, requestId): reload(cause, callerRequestId: requestId, &log)
+            case let .feedbackSettled(requestId, status): feedbackSettled(requestId, status, &log)
+            case let .feedbackTimedOut(requestIds): feedbackTimedOut(requestIds, &log)
+            case let .endPull(outcome): perform(pull.end(outcome), &log)
+            case .emit, .navigation, .requestSettled, .header, .pull, .overlay, .watchdog, .analytics, .violation, .resolution:
+                record(effect, &log)
+            }
         }
+        return outcome
+    }
+
+    private mutating func record(_ effect: Effect, _ log: inout StepLog) {
+        guard let parts = effect.entryParts else { preconditionFailure("a command has no entry: \(effect)") }
+        if case let .requestSettled(requestId, outcome, _, rule) = effect { noteSettled(requestId, outcome, rule: rule, &log) }
+        if case .violation = effect { violationCount += 1 }
+        append(kind: parts.kind, type: parts.type, requestId: parts.requestId, rule: parts.rule, data: parts.data, &log)
     }
 
     mutating func append(kind: TimelineEntry.Kind, type: String, requestId: String?, rule: Rule? = nil, data: JSON,
@@ -225,60 +264,10 @@ package struct HostSession: Codable, Equatable, Sendable {
     }
 }
 
-/// What one input has written so far: its timeline entries and ledger records.
+/// What one input has written so far: its timeline entries and ledger records, and what the
+/// bridge call answers.
 struct StepLog {
     var ledger: LedgerOverlay
     var entries: [TimelineEntry] = []
-}
-
-extension HostSession: StateCodable {
-    package func encode(to writer: inout StateWriter) {
-        writer.string(id)
-        writer.value(config)
-        writer.string(uid)
-        writer.bool(isClosed)
-        writer.int(version)
-        writer.int(nowMs)
-        writer.int(lastSeq)
-        writer.int(step)
-        writer.int(requestCounter)
-        writer.int(violationCount)
-        writer.array(injectedCapabilities) { $0.string($1) }
-        writer.value(app)
-        writer.value(document)
-        writer.value(header)
-        writer.value(pull)
-        writer.value(manualWindow)
-        writer.value(refresh)
-        writer.value(recovery)
-        writer.value(chat)
-        writer.value(liveWidgetSheet)
-        writer.value(dialog)
-        writer.int(dialogCounter)
-    }
-
-    package init(from reader: inout StateReader) throws(StateDecodingError) {
-        id = try reader.string()
-        config = try reader.value()
-        uid = try reader.string()
-        isClosed = try reader.bool()
-        version = try reader.int()
-        nowMs = try reader.int64()
-        lastSeq = try reader.int()
-        step = try reader.int()
-        requestCounter = try reader.int()
-        violationCount = try reader.int()
-        injectedCapabilities = try reader.array { reader throws(StateDecodingError) in try reader.string() }
-        app = try reader.value()
-        document = try reader.value()
-        header = try reader.value()
-        pull = try reader.value()
-        manualWindow = try reader.value()
-        refresh = try reader.value()
-        recovery = try reader.value()
-        chat = try reader.value()
-        liveWidgetSheet = try reader.value()
-        dialog = try reader.value()
-        dialogCounter = try reader.int()
-    }
+    var answer = JSON.null
 }

@@ -41,8 +41,8 @@ package struct TimelineEntry: Equatable, Sendable {
 }
 
 extension Effect {
-    /// The entry this effect becomes, before the session numbers it.
-    var entryParts: (kind: TimelineEntry.Kind, type: String, requestId: String?, rule: Rule?, data: JSON) {
+    /// The entry this effect becomes, before the session numbers it; `nil` for a command.
+    var entryParts: (kind: TimelineEntry.Kind, type: String, requestId: String?, rule: Rule?, data: JSON)? {
         switch self {
         case let .emit(type, requestId, payload, rule):
             return (.emit, type, requestId, rule, ["payload": payload])
@@ -71,6 +71,8 @@ extension Effect {
             return (.resolution, type, nil, .h27, ["callId": .string(callId), "value": value])
         case let .violation(code, detail, requestId):
             return (.violation, code, requestId, Rule(rawValue: code), ["code": .string(code), "detail": .string(detail)])
+        case .ignored, .answer, .hostAnalytics, .requestSoftRefresh, .reload, .feedbackSettled, .feedbackTimedOut, .endPull:
+            return nil
         }
     }
 }

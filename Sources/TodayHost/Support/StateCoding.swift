@@ -1,7 +1,7 @@
-/// A compact binary form of the session state for the store's hot path: a write encodes the
-/// whole state, and Foundation's `JSONEncoder` costs ~45 µs for it where this costs a few.
-/// Every stored type writes its fields in declaration order; a round-trip test over randomized
-/// sessions proves it loses nothing. `Codable` stays for everything else.
+/// A compact binary form of what the store keeps (a session's `SessionSnapshot`, a request
+/// record) for its hot path: a write encodes the whole state, and Foundation's `JSONEncoder`
+/// costs ~45 µs for it where this costs a few. Every stored type writes its fields in
+/// declaration order; a round-trip test over randomized sessions proves it loses nothing.
 package protocol StateCodable {
     func encode(to writer: inout StateWriter)
     init(from reader: inout StateReader) throws(StateDecodingError)
