@@ -139,19 +139,31 @@ package struct HostSession: Equatable, Sendable {
     }
 
     /// The request ids `input` may read the records of, for the caller to read before it (in
-    /// one query): the id the input names, the requests the session has open, and the next
-    /// server-made ids (H4). `apply` asks for any other it reads (`.needs`).
+    /// one query): the id the input names, the requests the session has open, and, for an input
+    /// that may make a request, the next server-made id (H4). `apply` asks for any other it
+    /// reads (`.needs`): a guess that falls short costs a second read, never a wrong answer.
     package func lookups(for input: Input) -> [String] {
         var ids: [String] = []
+        let mayMint: Bool
         switch input {
-        case let .gesture(gesture): ids += [gesture.callerRequestId].compactMap { $0 }
-        case let .lifecycle(lifecycle): ids += [lifecycle.callerRequestId].compactMap { $0 }
-        case let .webEvent(message): ids += [message["requestId"]?.stringValue].compactMap { $0 }
-        case .clock, .command, .teardown: break
+        case let .gesture(gesture):
+            ids += [gesture.callerRequestId].compactMap { $0 }
+            switch gesture {
+            case .pull, .liveWidgetCreated: mayMint = true
+            case .liveWidgetCancelled, .chatEdit, .chatSend, .dialogChoose, .dialogDismiss: mayMint = false
+            }
+        case let .lifecycle(lifecycle):
+            ids += [lifecycle.callerRequestId].compactMap { $0 }
+            if case .background = lifecycle { mayMint = false } else { mayMint = true }
+        case let .webEvent(message):
+            ids += [message["requestId"]?.stringValue].compactMap { $0 }
+            mayMint = true
+        case .clock: mayMint = true
+        case .command, .teardown: mayMint = false
         }
         ids += refresh.pending.map(\.requestId)
         ids += [document.requestId, header.owner, pull.owner].compactMap { $0 }
-        ids += (1...2).map { RequestIdFactory.requestId(sessionId: id, counter: requestCounter + $0) }
+        if mayMint { ids.append(RequestIdFactory.requestId(sessionId: id, counter: requestCounter + 1)) }
         var seen: Set<String> = []
         return ids.filter { seen.insert($0).inserted }
     }

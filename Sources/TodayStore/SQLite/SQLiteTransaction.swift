@@ -69,8 +69,12 @@ struct SQLiteTransaction: StorageTransaction {
 
     func records(ord: Int64, requestIds: [String]) throws(StoreError) -> [String: [UInt8]] {
         guard !requestIds.isEmpty else { return [:] }
-        let ids = JSON.array(requestIds.map(JSON.string)).serialized()
-        let found = try rows(statements.selectRecords, [.integer(ord), .text(ids)]) { ($0.text(0) ?? "", $0.blob(1)) }
+        // One id (most inputs): the point lookup, without the JSON array json_each reads.
+        let found = requestIds.count == 1
+            ? try rows(statements.selectRecord, [.integer(ord), .text(requestIds[0])]) { ($0.text(0) ?? "", $0.blob(1)) }
+            : try rows(statements.selectRecords, [.integer(ord), .text(JSON.array(requestIds.map(JSON.string)).serialized())]) {
+                ($0.text(0) ?? "", $0.blob(1))
+            }
         return Dictionary(found) { _, last in last }
     }
 

@@ -5,6 +5,7 @@ final class StoreStatements {
     let selectSession: Statement
     let lastInsertOrd: Statement
     let insertEntry: Statement
+    let selectRecord: Statement
     let selectRecords: Statement
     let upsertRecord: Statement
     let timelinePage: Statement
@@ -132,6 +133,7 @@ final class StoreStatements {
         selectSession = try database.prepare("SELECT ord, wall_origin_ms, state FROM sessions WHERE id = ?")
         lastInsertOrd = try database.prepare("SELECT last_insert_rowid()")
         insertEntry = try database.prepare("INSERT INTO timeline (session, seq, kind, entry) VALUES (?, ?, ?, ?)")
+        selectRecord = try database.prepare("SELECT request_id, record FROM requests WHERE session = ? AND request_id = ?")
         selectRecords = try database.prepare(
             "SELECT request_id, record FROM requests WHERE session = ? AND request_id IN (SELECT value FROM json_each(?))")
         upsertRecord = try database.prepare("""

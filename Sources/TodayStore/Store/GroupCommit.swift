@@ -71,10 +71,12 @@ final class GroupCommit: @unchecked Sendable {
             if singles.isEmpty, batch == nil { return }
             for group in [singles, batch.map { [$0] } ?? []] where !group.isEmpty {
                 commit(group)
-                for pending in group {
+                // One hand-over a transaction: its answers in arrival order.
+                let answers = group.map { pending in
                     guard let result = pending.result else { preconditionFailure("a committed batch left an input unanswered") }
-                    delivery.deliver { pending.completion(result) }
+                    return (pending, result)
                 }
+                delivery.deliver { for (pending, result) in answers { pending.completion(result) } }
             }
         }
     }
