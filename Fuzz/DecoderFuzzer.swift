@@ -6,16 +6,26 @@
 // to a session, so the engine takes every input the edge lets through.
 func fuzzDecoders(_ bytes: [UInt8]) {
     var runner = try! SessionRunner(config: SessionConfig(uid: "fuzz"))
-    _ = try? InputDecoding.creation(bytes)
+    let fields = try? BodyFields.object(from: bytes)
+    if let fields { _ = try? InputDecoding.creation(fields) }
     if let body = try? JSON.parse(bytes: bytes) {
         for kind in [ControlBody.creation, .gesture, .lifecycle, .command, .clock, .fork] { _ = kind.unknownFields(in: body) }
     }
-    for decode in StepsHandler.kinds.map(\.decode) {
-        if let input = try? decode(bytes) { _ = try? runner.apply(input) }
+    for kind in StepsHandler.kinds {
+        if let fields, let decode = InputDecoding.decoder(forChannel: kind.key), let input = try? decode(fields) {
+            _ = try? runner.apply(input)
+        }
     }
     if let steps = try? StepsHandler.decode(bytes).steps {
-        for case let .resolve(resolve) in steps {
-            if case let .success(input) = resolve(runner.session) { _ = try? runner.apply(input) }
+        for step in steps {
+            switch step {
+            case let .input(input): _ = try? runner.apply(input)
+            case let .reference(channel, body):
+                if case let .success(input) = StepReferences.input(channel: channel, body: body, view: runner.session.view) {
+                    _ = try? runner.apply(input)
+                }
+            case .refused: break
+            }
         }
     }
     let text = String(decoding: bytes.prefix(512), as: UTF8.self)
