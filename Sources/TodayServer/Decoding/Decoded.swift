@@ -15,11 +15,6 @@ enum Decoded {
         do throws(InputProblem) { return try BodyFields.object(from: bytes) } catch { throw APIError(error) }
     }
 
-    /// A parsed value (a `/steps` element's body) as a JSON object, or `invalid_json`.
-    static func object(_ value: JSON) throws(APIError) -> BodyFields {
-        do throws(InputProblem) { return try BodyFields.object(value) } catch { throw APIError(error) }
-    }
-
     static func http<T>(_ decode: @escaping @Sendable (BodyFields) throws(InputProblem) -> T) -> @Sendable (BodyFields) throws(APIError) -> T {
         { body throws(APIError) in
             do throws(InputProblem) { return try decode(body) } catch { throw APIError(error) }
