@@ -94,7 +94,12 @@ package final class Metrics: @unchecked Sendable {
 
     /// A label value escaped for the text format.
     package static func label(_ value: String) -> String {
-        value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+        // Every request names its route and method here: a value with nothing to escape (all of
+        // them) is returned as it is, without three passes of Foundation's search (5% of a
+        // write's CPU).
+        guard value.utf8.contains(where: { $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\n") })
+        else { return value }
+        return value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
             .replacingOccurrences(of: "\n", with: "\\n")
     }
 }

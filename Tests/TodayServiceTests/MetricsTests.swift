@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TodayHost
+import TodayStore
 
 /// `GET /metrics`: Prometheus text that moves when requests are made.
 @Suite struct MetricsTests {
@@ -40,5 +41,17 @@ import TodayHost
         let later = try await client.get("/metrics").text
         #expect(sample(later, #"todaysim_http_requests_total{route="/healthz",method="GET",status="200"}"#) == 1)
         #expect(sample(later, #"todaysim_http_requests_total{route="/metrics",method="GET",status="200"}"#) == 1)
+    }
+
+    /// A label value is escaped as the text format asks (backslash, double quote, line feed),
+    /// and one with none of them, every route and method, comes back as it was.
+    @Test func labelValuesAreEscapedOnlyWhereTheFormatAsks() {
+        #expect(Metrics.label("/v1/sessions/{id}/web-events") == "/v1/sessions/{id}/web-events")
+        #expect(Metrics.label("") == "")
+        #expect(Metrics.label(#"a\b"#) == #"a\\b"#)
+        #expect(Metrics.label(#"say "hi""#) == #"say \"hi\""#)
+        #expect(Metrics.label("one\ntwo") == #"one\ntwo"#)
+        #expect(Metrics.label("\\\"\n") == #"\\\"\n"#)
+        #expect(Metrics.label("é\"") == #"é\""#)
     }
 }

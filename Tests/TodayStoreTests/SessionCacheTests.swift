@@ -38,6 +38,43 @@ import TodayHost
         }
     }
 
+    /// A cached session keeps what its write read and wrote of the records the next input looks
+    /// up first (issue 46: the next write then reads none of them), and that is what the rows
+    /// hold: every such record, server-made ids (H4) and recovery reloads (H9) among them.
+    @Test func theRecordsACachedSessionKeepsAreTheStoredOnes() throws {
+        let (store, directory) = try temporaryStore()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        _ = try store.create(id: "s1", config: SessionConfig(uid: "u1"))
+        let more: [Input] = [
+            .gesture(.pull(requestId: nil)),
+            .lifecycle(.tabActivated(requestId: nil)),
+            .clock(.advanceBy(5000)),  // the soft deadline: a recovery reload with a server-made id
+            .webEvent(["type": "todayPage.refreshStarted", "schemaVersion": 1, "requestId": "w2", "presentation": "header"]),
+            .clock(.advanceBy(12000)),
+        ]
+        var kept = 0
+        for input in script + more {
+            _ = try store.apply(input, to: "s1")
+            let cached = try #require(store.cache.stored("s1"))
+            let known = try #require(cached.knownLedger, "a write leaves what it read with the session it caches")
+            let ids = cached.session.standingLookups()
+            // The open requests are known; the next server-made id is, unless this input made
+            // a request and moved the counter past the one it looked up.
+            let open = Set(cached.session.standingLookups(mayMint: false))
+            let stored = try store.recordsFromDisk("s1", requestIds: ids)
+            for id in ids {
+                switch known.lookup(id) {
+                case let .found(record):
+                    #expect(stored[id] == record, "\(id) after \(input)")
+                    kept += 1
+                case .absent: #expect(stored[id] == nil, "\(id) after \(input)")
+                case .unknown: #expect(!open.contains(id), "\(id) after \(input): not kept")
+                }
+            }
+        }
+        #expect(kept > 3, "open requests were kept as records, not only as absent ids")
+    }
+
     /// A view rendered for a write (`Write.viewBytes`) after its session was removed and a new
     /// one created under the same id, both at version 1, must not become the new one's.
     @Test func aLateViewOfARemovedSessionIsNotKeptForItsSuccessor() throws {

@@ -143,29 +143,48 @@ package struct HostSession: Equatable, Sendable {
     /// that may make a request, the next server-made id (H4). `apply` asks for any other it
     /// reads (`.needs`): a guess that falls short costs a second read, never a wrong answer.
     package func lookups(for input: Input) -> [String] {
-        var ids: [String] = []
+        let named: String?
         let mayMint: Bool
         switch input {
         case let .gesture(gesture):
-            ids += [gesture.callerRequestId].compactMap { $0 }
+            named = gesture.callerRequestId
             switch gesture {
             case .pull, .liveWidgetCreated: mayMint = true
             case .liveWidgetCancelled, .chatEdit, .chatSend, .dialogChoose, .dialogDismiss: mayMint = false
             }
         case let .lifecycle(lifecycle):
-            ids += [lifecycle.callerRequestId].compactMap { $0 }
+            named = lifecycle.callerRequestId
             if case .background = lifecycle { mayMint = false } else { mayMint = true }
         case let .webEvent(message):
-            ids += [message["requestId"]?.stringValue].compactMap { $0 }
+            named = message["requestId"]?.stringValue
             mayMint = true
-        case .clock: mayMint = true
-        case .command, .teardown: mayMint = false
+        case .clock:
+            named = nil
+            mayMint = true
+        case .command, .teardown:
+            named = nil
+            mayMint = false
         }
-        ids += refresh.pending.map(\.requestId)
-        ids += [document.requestId, header.owner, pull.owner].compactMap { $0 }
-        if mayMint { ids.append(RequestIdFactory.requestId(sessionId: id, counter: requestCounter + 1)) }
-        var seen: Set<String> = []
-        return ids.filter { seen.insert($0).inserted }
+        var ids = standingLookups(mayMint: mayMint)
+        if let named, !ids.contains(named) { ids.insert(named, at: 0) }
+        return ids
+    }
+
+    /// The ids any input may read besides its own, the same until the session changes: the
+    /// requests it has open and, with `mayMint`, the next server-made id (H4). A store keeps
+    /// these records with the session it caches, so the next input's read finds them known.
+    package func standingLookups(mayMint: Bool = true) -> [String] {
+        var ids: [String] = []
+        // A handful of ids: a linear look beats hashing each.
+        func add(_ id: String?) {
+            if let id, !ids.contains(id) { ids.append(id) }
+        }
+        for pending in refresh.pending { add(pending.requestId) }
+        add(document.requestId)
+        add(header.owner)
+        add(pull.owner)
+        if mayMint { add(RequestIdFactory.requestId(sessionId: id, counter: requestCounter + 1)) }
+        return ids
     }
 
     private mutating func perform(_ input: Input, runUntilIdleCap: Int, _ log: inout StepLog) throws(InputError) -> (Outcome, JSON) {

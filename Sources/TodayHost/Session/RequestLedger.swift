@@ -90,6 +90,19 @@ package struct LedgerRecords: Equatable, Sendable {
         records.merge(found) { _, new in new }
     }
 
+    /// What is known of `ids` only (found or absent), the rest forgotten.
+    package func keeping(_ ids: [String]) -> LedgerRecords {
+        var kept = LedgerRecords()
+        for id in ids {
+            if let record = records[id] {
+                kept.records[id] = record
+            } else if isWhole || absent.contains(id) {
+                kept.absent.insert(id)
+            }
+        }
+        return kept
+    }
+
     /// Records written just before the input, in the same transaction (a `wall` catch-up's).
     package mutating func overlay(_ written: [RequestRecord]) {
         for record in written {

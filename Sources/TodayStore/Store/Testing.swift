@@ -43,4 +43,16 @@ extension SessionStore {
             return try StoredSession(row: row)
         }, committed: { _ in })
     }
+
+    /// Tests: the records of `requestIds` as the rows hold them, bypassing every cache.
+    func recordsFromDisk(_ id: String, requestIds: [String]) throws(StoreError) -> [String: RequestRecord] {
+        try storage.write(urgent: false, { transaction throws(StoreError) in
+            guard let row = try transaction.session(id: id) else { throw StoreError.sessionNotFound(id) }
+            var records: [String: RequestRecord] = [:]
+            for (requestId, blob) in try transaction.records(ord: row.ord, requestIds: requestIds) {
+                records[requestId] = try Self.decodeRecord(blob, id: requestId)
+            }
+            return records
+        }, committed: { _ in })
+    }
 }

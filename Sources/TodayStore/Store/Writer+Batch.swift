@@ -117,7 +117,7 @@ extension SessionStore {
     func applyInTransaction(_ input: Input, to current: StoredSession, _ transaction: any StorageTransaction,
                                     saving: Bool = true, over storedBefore: StoredSession? = nil) throws(StoreError) -> Result<Write, InputError> {
         var stored = current
-        var given = LedgerRecords()
+        var given = current.knownLedger ?? LedgerRecords()
         var entries: [TimelineEntry] = []
         var caughtRecords: [RequestRecord] = []
         if stored.isWall, let caught = try catchUp(&stored.session, toWallClock: stored.wallNowMs(unixNowMs: try wallUnixNow(transaction)),
@@ -132,6 +132,8 @@ extension SessionStore {
         case let .failure(refusal): return .failure(refusal)
         }
         try transaction.saveRecords(ord: stored.ord, caughtRecords + applied.ledgerWrites)
+        given.overlay(applied.ledgerWrites)
+        stored.knownLedger = given.keeping(stored.session.standingLookups())
         if stored.session.uid != current.session.uid {
             try transaction.updateUid(ord: stored.ord, uid: stored.session.uid)
         }
