@@ -11,7 +11,9 @@ enum BodyMediaType {
 
     /// `nil` when a body of this type is read, else the `415` to answer.
     static func refusal(contentType: String?) -> APIError? {
-        guard let contentType else { return nil }
+        // The type nearly every request sends, without Foundation's trimming and lowering
+        // (4% of a write's CPU).
+        guard let contentType, contentType != "application/json" else { return nil }
         let type = mediaType(contentType)
         guard accepted.contains(type) || type.hasSuffix("+json") else {
             return .unsupportedMediaType("request bodies are JSON (application/json); got Content-Type \(type.isEmpty ? "(empty)" : type)")

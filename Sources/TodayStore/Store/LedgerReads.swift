@@ -6,11 +6,14 @@ import TodayHost
 /// says it needs (`Application.needs`), until it is applied. Nothing of the engine runs a query.
 extension SessionStore {
     /// Applies `input` to `session` fed from `transaction`'s records of session `ord` laid under
-    /// `given` (what the transaction already read or wrote for it); `given` ends with every
-    /// record read. A refusal is returned, with `session` unchanged.
+    /// `given` (what the transaction already read or wrote for it). Once applied, `given` holds
+    /// what is known of the records the next input looks up first (`StoredSession.knownLedger`):
+    /// the session's open requests and what this input looked up, with its writes laid over.
+    /// A refusal is returned, with `session` unchanged.
     func apply(_ input: Input, to session: inout HostSession, given: inout LedgerRecords, ord: Int64,
                _ transaction: any StorageTransaction) throws(StoreError) -> Result<Applied, InputError> {
-        try read(session.lookups(for: input), into: &given, ord: ord, transaction)
+        let lookups = session.lookups(for: input)
+        try read(lookups, into: &given, ord: ord, transaction)
         while true {
             let application: Application
             do throws(InputError) {
@@ -19,7 +22,12 @@ extension SessionStore {
                 return .failure(error)
             }
             switch application {
-            case let .applied(applied): return .success(applied)
+            case let .applied(applied):
+                given.overlay(applied.ledgerWrites)
+                // The next server-made id is among `lookups` unless this input made a request,
+                // which moved it past: then it is new, and the next input reads it.
+                given = given.keeping(session.standingLookups(mayMint: false) + lookups)
+                return .success(applied)
             case let .needs(ids): try readNeeded(ids, into: &given, ord: ord, transaction)
             }
         }

@@ -132,8 +132,7 @@ extension SessionStore {
         case let .failure(refusal): return .failure(refusal)
         }
         try transaction.saveRecords(ord: stored.ord, caughtRecords + applied.ledgerWrites)
-        given.overlay(applied.ledgerWrites)
-        stored.knownLedger = given.keeping(stored.session.standingLookups())
+        stored.knownLedger = given
         if stored.session.uid != current.session.uid {
             try transaction.updateUid(ord: stored.ord, uid: stored.session.uid)
         }
