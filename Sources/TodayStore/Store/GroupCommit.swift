@@ -43,15 +43,19 @@ final class GroupCommit: @unchecked Sendable {
     // Guarded by `lock`.
     private var queue: [Pending] = []
     private var stopped = false
-    private let commit: @Sendable ([Pending]) -> Void
+    private let commit: @Sendable ([Pending]) -> [String]
+    private let announce: @Sendable ([String]) -> Void
     private let delivery: Delivery
     private var loop: BackgroundLoop!
 
-    /// `commit` writes one batch and sets each input's result; it runs on the writer thread.
-    /// Each input's completion is handed to `delivery`.
-    init(delivery: Delivery, commit: @escaping @Sendable ([Pending]) -> Void) {
+    /// `commit` writes one batch, sets each input's result and returns the sessions to announce
+    /// as changed; it runs on the writer thread. `announce` of those, then each input's
+    /// completion, are handed to `delivery` together.
+    init(delivery: Delivery, commit: @escaping @Sendable ([Pending]) -> [String],
+         announce: @escaping @Sendable ([String]) -> Void = { _ in }) {
         self.delivery = delivery
         self.commit = commit
+        self.announce = announce
         loop = BackgroundLoop(name: "todaysim-writer", nextWake: { nil }) { [unowned self] in drain() }
         loop.start()
     }
@@ -70,13 +74,18 @@ final class GroupCommit: @unchecked Sendable {
             lock.unlock()
             if singles.isEmpty, batch == nil { return }
             for group in [singles, batch.map { [$0] } ?? []] where !group.isEmpty {
-                commit(group)
-                // One hand-over a transaction: its answers in arrival order.
+                let changed = commit(group)
+                // One hand-over a transaction (each wakes the delivery thread): the change
+                // notices, then its answers in arrival order.
                 let answers = group.map { pending in
                     guard let result = pending.result else { preconditionFailure("a committed batch left an input unanswered") }
                     return (pending, result)
                 }
-                delivery.deliver { for (pending, result) in answers { pending.completion(result) } }
+                let announce = announce
+                delivery.deliver {
+                    if !changed.isEmpty { announce(changed) }
+                    for (pending, result) in answers { pending.completion(result) }
+                }
             }
         }
     }

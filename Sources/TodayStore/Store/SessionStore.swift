@@ -58,14 +58,6 @@ package final class SessionStore: @unchecked Sendable {
         for observer in currentObservers { observer(ids) }
     }
 
-    /// `notifyChanged` from the writer thread: on the delivery queue, before the answers of the
-    /// same commit.
-    func deliverChanged(_ ids: [String]) {
-        guard !ids.isEmpty else { return }
-        let current = currentObservers
-        delivery.deliver { for observer in current { observer(ids) } }
-    }
-
     private var currentObservers: [@Sendable ([String]) -> Void] {
         observersLock.lock()
         defer { observersLock.unlock() }
@@ -139,13 +131,13 @@ package final class SessionStore: @unchecked Sendable {
         self.time = time
         self.unixNow = unixNow ?? { time.nowMs() }
         self.dueByDatabaseClock = dueByDatabaseClock ?? (unixNow == nil && time is SystemTime && storage.isShared)
-        groupCommit = GroupCommit(delivery: delivery) { [weak self] batch in
+        groupCommit = GroupCommit(delivery: delivery, commit: { [weak self] batch in
             guard let self else {
                 for pending in batch { pending.result = .failure(.storageUnavailable("the store is closed")) }
-                return
+                return []
             }
-            commitBatch(batch)
-        }
+            return commitBatch(batch)
+        }, announce: { [weak self] ids in self?.notifyChanged(ids) })
         reclaimer = BackgroundLoop(name: "todaysim-reclaim", nextWake: { nil }, time: time) { [weak self] in
             try self?.reclaimRemovedSessions()
         }

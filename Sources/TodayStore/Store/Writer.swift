@@ -111,8 +111,9 @@ extension SessionStore {
 
     /// One transaction for a batch of inputs, in arrival order. An input the session refuses
     /// writes nothing (the engine decides before any row is written), so the others stand. A
-    /// failed statement or commit fails them all and leaves the cache untouched.
-    func commitBatch(_ batch: [GroupCommit.Pending]) {
+    /// failed statement or commit fails them all and leaves the cache untouched. Returns the
+    /// sessions whose waiters are told (`notifyChanged`), with the answers.
+    func commitBatch(_ batch: [GroupCommit.Pending]) -> [String] {
         let took = Stopwatch()
         let latest: [String: Write]
         do throws(StoreError) {
@@ -130,15 +131,15 @@ extension SessionStore {
             // The commit may have happened (its answer was lost): whoever waits on these
             // sessions looks again. (Other servers heard of it; this one's own notification is
             // skipped as its own.)
-            if case .outcomeUnknown = error { deliverChanged(Array(Set(batch.map(\.sessionId)))) }
-            return
+            if case .outcomeUnknown = error { return Array(Set(batch.map(\.sessionId))) }
+            return []
         }
         metrics.observe("todaysim_store_commit_seconds", Double(took.elapsedNs) / 1e9)
         metrics.observe("todaysim_store_commit_inputs", Double(batch.count))
         for pending in batch {
             if case let .success(writes)? = pending.result { for write in writes { count(write.applied.entries) } }
         }
-        deliverChanged(Array(latest.keys))
+        return Array(latest.keys)
     }
 
     /// Inputs, fired timers and violations among committed entries.
