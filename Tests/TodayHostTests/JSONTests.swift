@@ -173,6 +173,21 @@ import Testing
 }
 
 @Suite struct JSONWriterTests {
+    /// A string with no escape is read straight from its bytes, one with an escape scalar by
+    /// scalar: over random strings of both kinds (ASCII, multi-byte, quotes, control
+    /// characters, escapes first, last and between), what is written reads back the same, and
+    /// so does the text as a member's key and value.
+    @Test func randomStringsReadBackAsWritten() throws {
+        let pieces = ["a", "Z", "0", " ", "é", "今日", "😀", "\"", "\\", "/", "\n", "\t", "\u{0}", "\u{1F}", "\u{7F}", "\u{2028}"]
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<2_000 {
+            let text = (0..<Int.random(in: 0...12, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
+            #expect(try JSON.parse(JSON.string(text).serialized()) == .string(text), "\(text.debugDescription)")
+            let object = JSON.object([(text, .string(text))])
+            #expect(try JSON.parse(object.serialized()) == object, "\(text.debugDescription)")
+        }
+    }
+
     /// A compact document of every kind of value, written as the writer writes it.
     static let representative = #"{"type":"todayPage.refreshResult","schemaVersion":1,"requestId":"r-1","mode":"soft","status":"succeeded","elapsedMs":12.5,"ratio":-0.25,"big":9007199254740993,"neg":-7,"ok":true,"no":false,"nothing":null,"text":"café \"q\" \\ 😀 今日","lines":"a\nb\tc\r","empty":{},"none":[],"nested":{"z":[1,[2,{"y":null}]],"a":{"b":{"c":"d"}}}}"#
 

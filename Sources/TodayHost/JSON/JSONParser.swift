@@ -132,6 +132,7 @@ private struct JSONParser {
     mutating func parseString() throws(JSONSyntaxError) -> String {
         index += 1
         var scalars = String.UnicodeScalarView()
+        var escaped = false
         var runStart = index
         func flushRun(_ parser: JSONParser, upTo end: Int, into scalars: inout String.UnicodeScalarView) {
             guard end > runStart else { return }
@@ -142,6 +143,12 @@ private struct JSONParser {
             let byte = bytes[index]
             switch byte {
             case UInt8(ascii: "\""):
+                // No escape met (nearly every string): the bytes, already checked, are the text.
+                guard escaped else {
+                    let text = String(decoding: bytes[runStart..<index], as: UTF8.self)
+                    index += 1
+                    return text
+                }
                 flushRun(self, upTo: index, into: &scalars)
                 index += 1
                 return String(scalars)
@@ -149,6 +156,7 @@ private struct JSONParser {
                 flushRun(self, upTo: index, into: &scalars)
                 index += 1
                 scalars.append(try parseEscape())
+                escaped = true
                 runStart = index
             case 0x00..<0x20:
                 throw error("control character in string")
