@@ -7,7 +7,12 @@ a refactor's figures are "within noise" only beside the other build measured in 
 minutes. Each round starts a fresh server of each build (which goes first alternates), makes
 the 64 sessions and runs one wrk per case; the table gives each case's median over the rounds,
 the ratio this/other, and every round's figure, so the spread is there to read. No goal: the
-ratio is the figure."""
+ratio is the figure.
+
+Beside the rate, the server's own CPU time per request (user + system, read from /proc around
+each wrk run, divided by the requests it answered): what a build costs, which moves far less
+than the rate when other work shares the cores (the rate also counts the time the server waited
+for them)."""
 from __future__ import annotations
 
 import os
@@ -18,7 +23,7 @@ from typing import Optional
 import pytest
 from todaysim.server import Server
 
-from support.bench import SESSION_ENV, SESSIONS, Record, create_sessions, url, wrk_once
+from support.bench import SECONDS, SESSION_ENV, SESSIONS, Record, create_sessions, url, wrk_once
 
 pytestmark = pytest.mark.bench
 CASES: list[tuple[str, str, Optional[str], Optional[dict[str, str]]]] = [
@@ -26,6 +31,13 @@ CASES: list[tuple[str, str, Optional[str], Optional[dict[str, str]]]] = [
     ("GET /v1/sessions/{id}", "", "get-session.lua", SESSION_ENV),
     ("POST …/web-events", "", "web-events.lua", SESSION_ENV),
     ("POST …/lifecycle", "", "lifecycle.lua", SESSION_ENV)]
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time a process has used so far (/proc/PID/stat, fields 14 and 15)."""
+    with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def test_this_build_against_another(pytestconfig: pytest.Config, binary: str, tmp_path: Path,
@@ -38,14 +50,19 @@ def test_this_build_against_another(pytestconfig: pytest.Config, binary: str, tm
     rounds = int(pytestconfig.getoption("--bench-rounds"))
     builds = [("this", binary), ("other", other)]
     figures: dict[tuple[str, str], list[float]] = {(build, case[0]): [] for build, _ in builds for case in CASES}
+    cpu: dict[tuple[str, str], list[float]] = {key: [] for key in figures}
     for round_ in range(rounds):
         for build, path in (builds if round_ % 2 == 0 else builds[::-1]):
             # The package's Server of each build's binary (start_server's is the one under test).
             with Server(binary=path, db=os.path.join(tmp_path, f"{build}-{round_}.sqlite"), allow_origin=None) as server:
                 with server.client() as client:
                     create_sessions(client, [f"bench-{i}" for i in range(SESSIONS)])
+                assert server.process is not None
                 for name, path_, script, env in CASES:
-                    figures[(build, name)].append(wrk_once(url(server) + path_, script, env=env)[0])
+                    before = cpu_seconds(server.process.pid)
+                    rate = wrk_once(url(server) + path_, script, env=env)[0]
+                    figures[(build, name)].append(rate)
+                    cpu[(build, name)].append((cpu_seconds(server.process.pid) - before) / (rate * SECONDS) * 1e6)
     print(f"\nthis {os.path.dirname(binary)} against other {other_dir}: {rounds} alternating rounds, req/s, median")
     print(f"{'case':30s} {'other':>9s} {'this':>9s} {'this/other':>10s}  rounds (other | this)")
     for name, *_ in CASES:
@@ -54,4 +71,11 @@ def test_this_build_against_another(pytestconfig: pytest.Config, binary: str, tm
         print(f"{name:30s} {statistics.median(theirs):9,.0f} {statistics.median(mine):9,.0f} "
               f"{statistics.median(mine) / statistics.median(theirs):10.2f}  "
               f"{' '.join(f'{x:,.0f}' for x in theirs)} | {' '.join(f'{x:,.0f}' for x in mine)}")
-
+    print("\nserver CPU per request, µs (user + system), median; this/other below 1 is cheaper")
+    print(f"{'case':30s} {'other':>9s} {'this':>9s} {'this/other':>10s}  rounds (other | this)")
+    for name, *_ in CASES:
+        mine, theirs = cpu[("this", name)], cpu[("other", name)]
+        figure(f"{name}: CPU per request, this/other", statistics.median(mine) / statistics.median(theirs), "x")
+        print(f"{name:30s} {statistics.median(theirs):9.1f} {statistics.median(mine):9.1f} "
+              f"{statistics.median(mine) / statistics.median(theirs):10.2f}  "
+              f"{' '.join(f'{x:.0f}' for x in theirs)} | {' '.join(f'{x:.0f}' for x in mine)}")
