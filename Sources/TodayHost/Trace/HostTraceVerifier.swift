@@ -39,11 +39,11 @@ package struct HostTraceVerifier: Sendable {
     /// output in the trace's ids, as its `actual` does.
     var traceIdOf: [String: String] = [:]
     /// Output lines that first named an id, not bound yet, in line order (from `pendingStart`).
+    var pending: [Observed] = []
+    var pendingStart = 0
     /// The first emit or navigation line naming an id not bound yet: what made the host's request
     /// (a `refreshRequested`, a reload), which the replay output it binds to must agree with.
     var requestLines: [String: Observed] = [:]
-    var pending: [Observed] = []
-    var pendingStart = 0
     /// Replay outputs naming an id that a line may still bind to, in timeline order.
     var bindable: [Observed] = []
     /// Bindings made on a look-ahead, settled once the replay reaches their time.
