@@ -105,11 +105,15 @@ extension HostTraceVerifier {
         return ((try? copy.apply(input, ledger: ledger))?.entries ?? []).compactMap(Observed.init)
     }
 
-    /// Whether one of `outputs` is in `trace`, within the tolerance of its time: equal with ids
-    /// masked, where an id the line names is one it may stand for (bound to it, given by an
-    /// input and so the same, or a host-minted one not bound yet).
+    /// Whether one of a timer's `outputs` is in `trace`, within the tolerance of its time: equal
+    /// with ids masked, where an id the line names is one it may stand for (bound to it, given by
+    /// an input and so the same, or a host-minted one not bound yet). A timer that makes an
+    /// output naming an id of a kind the trace holds is shown only by such an output: an
+    /// overlay or analytics line says nothing of which timer made it (an overlay line of the
+    /// wrong state beside a soft deadline moved the input after the deadline's reload).
     func traceShows(_ outputs: [Observed], in trace: [Observed]) -> Bool {
-        outputs.contains { output in
+        let naming = outputs.filter { $0.namedId != nil && ($0.kind == .emit || $0.kind == .navigation || judged.contains($0.kind)) }
+        return (naming.isEmpty ? outputs : naming).contains { output in
             trace.contains { line in
                 guard abs(line.atMs - output.atMs) <= tolerance, TraceComparison.equalMasked(trace: line, replay: output) else { return false }
                 guard let id = line.namedId, let replayId = output.namedId else { return true }
@@ -162,15 +166,31 @@ extension HostTraceVerifier {
     }
 
     /// The first unbound replay output of the line's kind within the tolerance that equals it
-    /// with ids masked, failing that of the same type; none: the id stays unbound.
+    /// with ids masked, failing that of the same type, whose request the same kind of output
+    /// made; none: the id stays unbound.
     mutating func bind(_ output: Observed, provisional: Bool) {
-        guard let id = output.namedId, binding[id] == nil, !givenIds.contains(id), let current = session else { return }
+        guard let id = output.namedId else { return }
+        guard binding[id] == nil, !givenIds.contains(id), let current = session else {
+            requestLines.removeValue(forKey: id)
+            return
+        }
         var candidates = bindable
         let horizon = output.atMs + tolerance
         if horizon > current.nowMs, !provisional { candidates += lookahead(to: horizon) }
+        // A spinner or header mirrors a request: the replay's output of a request another kind
+        // of output made (a pull's refreshRequested, a recovery reload's navigation) is not the
+        // one the host's line mirrors, even at the same instant.
+        var madeBy: [String: Set<TraceKind>] = [:]
+        if requestLines[id] != nil {
+            for made in candidates where made.kind == .emit || made.kind == .navigation {
+                if let replayId = made.namedId { madeBy[replayId, default: []].insert(made.kind) }
+            }
+        }
         let open = candidates.filter { candidate in
             guard candidate.kind == output.kind, let replayId = candidate.namedId else { return false }
-            return !boundReplayIds.contains(replayId) && abs(candidate.atMs - output.atMs) <= tolerance
+            guard !boundReplayIds.contains(replayId), abs(candidate.atMs - output.atMs) <= tolerance else { return false }
+            guard let request = requestLines[id], let made = madeBy[replayId] else { return true }
+            return made.contains(request.kind)
         }
         // The host's processing order first: what the line's input or a later timer made, before
         // what was made earlier (within the tolerance too).
@@ -181,6 +201,7 @@ extension HostTraceVerifier {
             let replayId = chosen.namedId
         else {
             unboundIds.insert(id)
+            requestLines.removeValue(forKey: id)
             return
         }
         binding[id] = (replayId, chosen.atMs)
@@ -189,6 +210,8 @@ extension HostTraceVerifier {
         // The replay has made everything up to its clock: a later output is the look-ahead's.
         if chosen.atMs > current.nowMs {
             provisionals.append(Provisional(line: output, id: id, atMs: chosen.atMs))
+        } else {
+            requestLines.removeValue(forKey: id)
         }
     }
 

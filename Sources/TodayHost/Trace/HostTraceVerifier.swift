@@ -41,6 +41,9 @@ package struct HostTraceVerifier: Sendable {
     /// Output lines that first named an id, not bound yet, in line order (from `pendingStart`).
     var pending: [Observed] = []
     var pendingStart = 0
+    /// The first emit or navigation line naming an id not bound yet: what made the host's request
+    /// (a `refreshRequested`, a reload), which the replay output it binds to must agree with.
+    var requestLines: [String: Observed] = [:]
     /// Replay outputs naming an id that a line may still bind to, in timeline order.
     var bindable: [Observed] = []
     /// Bindings made on a look-ahead, settled once the replay reaches their time.
@@ -115,7 +118,7 @@ package struct HostTraceVerifier: Sendable {
     var heldOutputs: Int {
         undecided.count - undecidedStart + replayOutputs.values.reduce(0) { $0 + $1.count }
             + traceGap.values.reduce(0) { $0 + $1.count } + before.count + after.count + lastInputOutputs.count
-            + pending.count - pendingStart + bindable.count + provisionals.count + recentReplay.count + inputSeqs.count
+            + pending.count - pendingStart + requestLines.count + bindable.count + provisionals.count + recentReplay.count + inputSeqs.count
     }
 
     /// Verifies a whole trace held in memory.
@@ -243,6 +246,10 @@ package struct HostTraceVerifier: Sendable {
     mutating func note(_ output: Observed) {
         if let id = output.namedId, knownIds.insert(id).inserted || webNamedIds.remove(id) != nil {
             pending.append(output)  // host-minted (unless the replay takes a Web event's): bound in line order
+        }
+        if output.kind == .emit || output.kind == .navigation, let id = output.namedId, requestLines[id] == nil,
+           binding[id] == nil, !givenIds.contains(id), !unboundIds.contains(id) {
+            requestLines[id] = output
         }
         switch output.kind {
         case .emit:

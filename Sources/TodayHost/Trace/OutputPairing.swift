@@ -39,9 +39,12 @@ enum OutputPairing {
     /// next outputs of `first` (`later`, of the same kind, in order) account for better: the
     /// next one pairs with one of them, whichever place it has, and with nothing after the
     /// greedy pair (then `output` is the leftover, a duplicate, or an output changed into what a
-    /// later one says), or `output` says what one of them says, only late or early, while a
-    /// later one says what `queue[index]` says. Pairs never cross, so a greedy pair there would
-    /// leave both the passed-over output and a later one unpaired.
+    /// later one says), or `output` says what one of them says, only late or early, while the
+    /// later ones that say what `queue[index]` says cannot all pair in time after it. Pairs
+    /// never cross, so a greedy pair there would leave both the passed-over output and a later
+    /// one unpaired; where each later one has an equal output of its own in time, the pair in
+    /// time stands, and the passed-over output is the one the trace lacks (an exact-time pair
+    /// beats a later one).
     static func skipsWhatTheNextPairs(_ output: Observed, later: [Observed], queue: ArraySlice<Observed>, index: Int, tolerance: Millis,
                                       lookahead: Int, equal: (Observed, Observed) -> Bool) -> Bool {
         guard index > queue.startIndex else { return false }
@@ -53,7 +56,16 @@ enum OutputPairing {
             return true
         }
         guard queue[..<index].contains(where: { equal(output, $0) }) else { return false }
-        return later.contains { equal($0, queue[index]) }
+        // The later ones that say what the greedy pair says, each given the first equal output in
+        // time after it that none before took (one whose output the replay has not made yet
+        // finds none, and `output` stays the leftover, as before the replay gets there).
+        var spare = Array(queue[(index + 1)...].prefix(lookahead))
+        let claimants = later.filter { equal($0, queue[index]) }
+        for claimant in claimants {
+            guard let taken = spare.firstIndex(where: { abs($0.atMs - claimant.atMs) <= tolerance && equal(claimant, $0) }) else { return true }
+            spare.remove(at: taken)
+        }
+        return false
     }
 
     /// Between two pairs: leftovers pair in order as `apart` (equal content, or `loose`ly equal
