@@ -27,14 +27,36 @@ pytestmark = pytest.mark.bench
 SQLITE: dict[tuple[str, str], Result] = {}  # (synchronous, case): what test_bench_postgres.py compares with
 
 
+def accepted(pid: int, port: int, client_ports: set[int]) -> int:
+    """How many of the connections from `client_ports` to `port` process `pid` holds a
+    descriptor of (accepted, not only waiting in the listen queue): /proc/net/tcp's server-side
+    entries, by socket inode."""
+    held: set[str] = set()
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            target = os.readlink(f"/proc/{pid}/fd/{fd}")
+        except OSError:
+            continue  # closed meanwhile
+        if target.startswith("socket:["):
+            held.add(target[len("socket:["):-1])
+    count = 0
+    with open("/proc/net/tcp", encoding="ascii") as table:
+        for line in table.readlines()[1:]:
+            fields = line.split()
+            local, remote, inode = fields[1], fields[2], fields[9]
+            if int(local.rsplit(":", 1)[1], 16) == port and int(remote.rsplit(":", 1)[1], 16) in client_ports \
+                    and inode in held:
+                count += 1
+    return count
+
+
 def with_waiters(server: Server, count: int, measure: Callable[[], Result]) -> Result:
     """Runs `measure` while `count` timeline requests wait (waitMs=30000) on a quiet session."""
     with server.client() as client:
         client.create_session("waiter", id="waited-on")
         last = client.read_session("waited-on")["counts"]["timeline"]
     pid, port = server_pid(server), int(url(server).rsplit(":", 1)[1])
-    open_files = len(os.listdir(f"/proc/{pid}/fd"))
-    sockets = []
+    sockets: list[socket.socket] = []
     try:
         for _ in range(count):
             sock = socket.create_connection(("127.0.0.1", port))
@@ -42,8 +64,11 @@ def with_waiters(server: Server, count: int, measure: Callable[[], Result]) -> R
             sock.sendall(f"GET /v1/sessions/waited-on/timeline?after={last}&waitMs=30000 HTTP/1.1\r\n"
                          "Host: bench\r\n\r\n".encode())
         # Every one taken by the server (a descriptor of its own) before the measurement starts.
-        assert wait_until(lambda: len(os.listdir(f"/proc/{pid}/fd")) >= open_files + count, 30), \
-            f"the server did not take the {count} waiting requests within 30 s"
+        # Counted by connection, not by the server's number of descriptors: one it closes
+        # meanwhile (a connection of the run before) would keep that number short for good.
+        ours = {sock.getsockname()[1] for sock in sockets}
+        assert wait_until(lambda: accepted(pid, port, ours) == count, 30), \
+            f"the server took {accepted(pid, port, ours)} of the {count} waiting requests within 30 s"
         return measure()
     finally:
         for sock in sockets:
