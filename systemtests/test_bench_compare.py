@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 import statistics
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
 import pytest
 from todaysim.server import Server
@@ -64,18 +64,18 @@ def test_this_build_against_another(pytestconfig: pytest.Config, binary: str, tm
                     figures[(build, name)].append(rate)
                     cpu[(build, name)].append((cpu_seconds(server.process.pid) - before) / (rate * SECONDS) * 1e6)
     print(f"\nthis {os.path.dirname(binary)} against other {other_dir}: {rounds} alternating rounds, req/s, median")
+    print_table(figures, figure, "this/other", lambda x: f"{x:,.0f}")
+    print("\nserver CPU per request, µs (user + system), median; this/other below 1 is cheaper")
+    print_table(cpu, figure, "CPU per request, this/other", lambda x: f"{x:.1f}")
+
+
+def print_table(figures: dict[tuple[str, str], list[float]], figure: Record, label: str,
+                number: Callable[[float], str]) -> None:
+    """Per case: the other build's median, this one's, their ratio, then every round's figure."""
     print(f"{'case':30s} {'other':>9s} {'this':>9s} {'this/other':>10s}  rounds (other | this)")
     for name, *_ in CASES:
         mine, theirs = figures[("this", name)], figures[("other", name)]
-        figure(f"{name}: this/other", statistics.median(mine) / statistics.median(theirs), "x")
-        print(f"{name:30s} {statistics.median(theirs):9,.0f} {statistics.median(mine):9,.0f} "
-              f"{statistics.median(mine) / statistics.median(theirs):10.2f}  "
+        ratio = statistics.median(mine) / statistics.median(theirs)
+        figure(f"{name}: {label}", ratio, "x")
+        print(f"{name:30s} {number(statistics.median(theirs)):>9s} {number(statistics.median(mine)):>9s} {ratio:10.2f}  "
               f"{' '.join(f'{x:,.0f}' for x in theirs)} | {' '.join(f'{x:,.0f}' for x in mine)}")
-    print("\nserver CPU per request, µs (user + system), median; this/other below 1 is cheaper")
-    print(f"{'case':30s} {'other':>9s} {'this':>9s} {'this/other':>10s}  rounds (other | this)")
-    for name, *_ in CASES:
-        mine, theirs = cpu[("this", name)], cpu[("other", name)]
-        figure(f"{name}: CPU per request, this/other", statistics.median(mine) / statistics.median(theirs), "x")
-        print(f"{name:30s} {statistics.median(theirs):9.1f} {statistics.median(mine):9.1f} "
-              f"{statistics.median(mine) / statistics.median(theirs):10.2f}  "
-              f"{' '.join(f'{x:.0f}' for x in theirs)} | {' '.join(f'{x:.0f}' for x in mine)}")
