@@ -117,4 +117,28 @@ import Testing
         }
         #expect(again == before)
     }
+
+    /// What a store keeps with a session (`standingLookups`) names each open request once, in
+    /// order, then the document's, header's and spinner's owners and the next server-made id,
+    /// with few open requests (a linear look) and with many (a set): 30 tab activations (H5),
+    /// nothing times out on the virtual clock between them.
+    @Test func theStandingLookupsNameEachOpenRequestOnce() throws {
+        var runner = SessionRunner.make()
+        try runner.apply(.gesture(.pull(requestId: "p1")))
+        for index in 1...30 {
+            try runner.apply(.lifecycle(.tabActivated(requestId: "t\(index)")))
+            let session = runner.session
+            let open = session.refresh.pending.map(\.requestId)
+            let minted = RequestIdFactory.requestId(sessionId: session.id, counter: session.requestCounter + 1)
+            var expected: [String] = []
+            for id in open + [session.document.requestId, session.header.owner, session.pull.owner].compactMap({ $0 })
+            where !expected.contains(id) {
+                expected.append(id)
+            }
+            #expect(session.standingLookups(mayMint: false) == expected, "after t\(index)")
+            #expect(session.standingLookups() == expected + [minted], "after t\(index)")
+            #expect(open.contains("t\(index)"))
+        }
+        #expect(runner.session.refresh.pending.count > 8, "the set's side was reached")
+    }
 }

@@ -44,18 +44,19 @@ final class GroupCommit: @unchecked Sendable {
     private var queue: [Pending] = []
     private var stopped = false
     private let commit: @Sendable ([Pending]) -> [String]
-    private let announce: @Sendable ([String]) -> Void
+    private let observers: @Sendable () -> [@Sendable ([String]) -> Void]
     private let delivery: Delivery
     private var loop: BackgroundLoop!
 
     /// `commit` writes one batch, sets each input's result and returns the sessions to announce
-    /// as changed; it runs on the writer thread. `announce` of those, then each input's
-    /// completion, are handed to `delivery` together.
+    /// as changed; it runs on the writer thread. The change notice for the `observers` of that
+    /// moment, then each input's completion, are handed to `delivery` together (the store
+    /// itself is not: its last reference never goes on the delivery queue).
     init(delivery: Delivery, commit: @escaping @Sendable ([Pending]) -> [String],
-         announce: @escaping @Sendable ([String]) -> Void = { _ in }) {
+         observers: @escaping @Sendable () -> [@Sendable ([String]) -> Void] = { [] }) {
         self.delivery = delivery
         self.commit = commit
-        self.announce = announce
+        self.observers = observers
         loop = BackgroundLoop(name: "todaysim-writer", nextWake: { nil }) { [unowned self] in drain() }
         loop.start()
     }
@@ -81,9 +82,9 @@ final class GroupCommit: @unchecked Sendable {
                     guard let result = pending.result else { preconditionFailure("a committed batch left an input unanswered") }
                     return (pending, result)
                 }
-                let announce = announce
+                let notified = changed.isEmpty ? [] : observers()
                 delivery.deliver {
-                    if !changed.isEmpty { announce(changed) }
+                    for observer in notified { observer(changed) }
                     for (pending, result) in answers { pending.completion(result) }
                 }
             }

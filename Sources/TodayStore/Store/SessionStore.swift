@@ -137,7 +137,7 @@ package final class SessionStore: @unchecked Sendable {
                 return []
             }
             return commitBatch(batch)
-        }, announce: { [weak self] ids in self?.notifyChanged(ids) })
+        }, observers: { [weak self] in self?.currentObservers ?? [] })
         reclaimer = BackgroundLoop(name: "todaysim-reclaim", nextWake: { nil }, time: time) { [weak self] in
             try self?.reclaimRemovedSessions()
         }
