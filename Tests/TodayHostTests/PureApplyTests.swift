@@ -120,8 +120,8 @@ import Testing
 
     /// What a store keeps with a session (`standingLookups`) names each open request once, in
     /// order, then the document's, header's and spinner's owners and the next server-made id,
-    /// with few open requests (a linear look) and with many (a set): 30 tab activations (H5),
-    /// nothing times out on the virtual clock between them.
+    /// with few open requests and with many: 30 tab activations (H5), nothing times out on the
+    /// virtual clock between them.
     @Test func theStandingLookupsNameEachOpenRequestOnce() throws {
         var runner = SessionRunner.make()
         try runner.apply(.gesture(.pull(requestId: "p1")))
@@ -139,6 +139,6 @@ import Testing
             #expect(session.standingLookups() == expected + [minted], "after t\(index)")
             #expect(open.contains("t\(index)"))
         }
-        #expect(runner.session.refresh.pending.count > 8, "the set's side was reached")
+        #expect(runner.session.refresh.pending.count > 8, "many requests open at once, not a handful")
     }
 }

@@ -175,18 +175,11 @@ package struct HostSession: Equatable, Sendable {
     /// these records with the session it caches, so the next input's read finds them known.
     package func standingLookups(mayMint: Bool = true) -> [String] {
         var ids: [String] = []
-        // Usually a handful of ids, where a linear look beats hashing each; but nothing bounds
-        // the open requests on a virtual clock (every tab activation adds one), and the writer
-        // of every session runs this twice an input: past a few, a set keeps it linear.
-        var seen: Set<String>? = refresh.pending.count > 8 ? [] : nil
+        // A set, not a linear look: nothing bounds the open requests on a virtual clock (every
+        // tab activation adds one), and the writer of every session runs this twice an input.
+        var seen: Set<String> = []
         func add(_ id: String?) {
-            guard let id else { return }
-            if seen != nil {
-                guard seen!.insert(id).inserted else { return }
-            } else if ids.contains(id) {
-                return
-            }
-            ids.append(id)
+            if let id, seen.insert(id).inserted { ids.append(id) }
         }
         for pending in refresh.pending { add(pending.requestId) }
         add(document.requestId)

@@ -70,11 +70,10 @@ struct SQLiteTransaction: StorageTransaction {
     func records(ord: Int64, requestIds: [String]) throws(StoreError) -> [String: [UInt8]] {
         guard !requestIds.isEmpty else { return [:] }
         // One id (most inputs): the point lookup, without the JSON array json_each reads.
-        let found = requestIds.count == 1
-            ? try rows(statements.selectRecord, [.integer(ord), .text(requestIds[0])]) { ($0.text(0) ?? "", $0.blob(1)) }
-            : try rows(statements.selectRecords, [.integer(ord), .text(JSON.array(requestIds.map(JSON.string)).serialized())]) {
-                ($0.text(0) ?? "", $0.blob(1))
-            }
+        let (statement, ids) = requestIds.count == 1
+            ? (statements.selectRecord, requestIds[0])
+            : (statements.selectRecords, JSON.array(requestIds.map(JSON.string)).serialized())
+        let found = try rows(statement, [.integer(ord), .text(ids)]) { ($0.text(0) ?? "", $0.blob(1)) }
         return Dictionary(found) { _, last in last }
     }
 

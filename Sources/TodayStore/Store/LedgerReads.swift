@@ -61,11 +61,16 @@ extension SessionStore {
                       _ transaction: any StorageTransaction) throws(StoreError) {
         let unknown = ids.filter { !given.knows($0) }
         guard !unknown.isEmpty else { return }
+        given.add(try Self.records(of: unknown, ord: ord, transaction), lookedUp: unknown)
+    }
+
+    /// The stored records of `ids` (those that have one), decoded, in one query.
+    static func records(of ids: [String], ord: Int64, _ transaction: any StorageTransaction) throws(StoreError) -> [String: RequestRecord] {
         var found: [String: RequestRecord] = [:]
-        for (id, blob) in try transaction.records(ord: ord, requestIds: unknown) {
-            found[id] = try Self.decodeRecord(blob, id: id)
+        for (id, blob) in try transaction.records(ord: ord, requestIds: ids) {
+            found[id] = try decodeRecord(blob, id: id)
         }
-        given.add(found, lookedUp: unknown)
+        return found
     }
 
     /// A stored record: the state encoding, or JSON as versions before it wrote.

@@ -48,11 +48,7 @@ extension SessionStore {
     func recordsFromDisk(_ id: String, requestIds: [String]) throws(StoreError) -> [String: RequestRecord] {
         try storage.write(urgent: false, { transaction throws(StoreError) in
             guard let row = try transaction.session(id: id) else { throw StoreError.sessionNotFound(id) }
-            var records: [String: RequestRecord] = [:]
-            for (requestId, blob) in try transaction.records(ord: row.ord, requestIds: requestIds) {
-                records[requestId] = try Self.decodeRecord(blob, id: requestId)
-            }
-            return records
+            return try Self.records(of: requestIds, ord: row.ord, transaction)
         }, committed: { _ in })
     }
 }
