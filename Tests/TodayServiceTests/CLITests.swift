@@ -230,8 +230,14 @@ import TodayTestSupport
     /// a session closed already (it long-polled first) and still running after a teardown. What
     /// is measured is the exit and the server's count of long polls that ran out (none), never
     /// a duration: a follow that waited for its poll to run out would count one.
+    ///
+    /// The long polls run on a clock the test holds (`serviceClock`), never moved: the follow's
+    /// 25 s wait runs out only if the test moves it. On this machine's clock a test process
+    /// starved past 25 s (the Swift suites run at nice 19 beside the other steps; one CI run
+    /// failed both tests below) saw its follow's poll run out before the session ended. A follow
+    /// that waited for its poll to run out now never ends: `run` kills it and the test fails.
     @Test func aFollowOfAClosedSessionEndsWithoutWaiting() async throws {
-        let server = try TestServer()
+        let server = try TestServer(serviceClock: ManualTime())
         let client = Client(server: server)
         try await client.create(["uid": "u1", "id": "s1"])
         try await client.tearDown("s1")
@@ -243,7 +249,7 @@ import TodayTestSupport
     }
 
     @Test func aFollowEndsWhenTheSessionIsTornDown() async throws {
-        let server = try TestServer()
+        let server = try TestServer(serviceClock: ManualTime())
         let client = Client(server: server)
         try await client.create(["uid": "u1", "id": "s1"])
         let waiters = try #require(server.service?.waiters)
@@ -259,7 +265,7 @@ import TodayTestSupport
 
     /// A session purged while followed ends the follow with the server's 404 (exit 1).
     @Test func aFollowEndsWhenTheSessionIsPurged() async throws {
-        let server = try TestServer()
+        let server = try TestServer(serviceClock: ManualTime())
         let client = Client(server: server)
         try await client.create(["uid": "u1", "id": "s1"])
         let waiters = try #require(server.service?.waiters)
