@@ -108,5 +108,5 @@ def test_bridge_js_logs_the_same_sentence_to_the_console(strict_server: Server, 
 def test_an_explorer_run_that_fails_purges_its_sessions(todaysim: Client, todaysim_browser: Browser, pages: str) -> None:
     before = explorer_sessions(todaysim)
     with pytest.raises(SettleTimeout):
-        explore(pages + "/pages/timer.html?hang=1", todaysim, todaysim_browser, examples=2, seed=1)
+        explore(pages + "/pages/timer.html?hang=1", todaysim, todaysim_browser, examples=2, seed=1, settle_timeout=0.5)
     assert explorer_sessions(todaysim) == before

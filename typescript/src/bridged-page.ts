@@ -13,7 +13,8 @@
  * *Settled* (`settle()`): no bridge call in flight; every entry up to the session's
  * `counts.timeline` delivered to the page; the page's load is the session's and its stream is
  * open; no other page request in flight; nothing of the page's due now. A miss within
- * `settleTimeoutMs` (2,000) of wall time is `SettleTimeout`: an error of the test or its
+ * `settleTimeoutMs` of wall time (`defaultSettleTimeoutMs()` when not given: the environment's
+ * `TODAYSIM_SETTLE_TIMEOUT_MS`, else 2,000) is `SettleTimeout`: an error of the test or its
  * environment (a page that never stops working), never a breach of the contract.
  */
 import type { CDPSession, Page, Request } from "playwright-core";
@@ -26,6 +27,29 @@ import type { BridgedPageOptions, OpenedBridgedPage, Settled, Step, StepAnswer }
 /** What a settle's timeout says when the page has no bridge: the most common cause, said first. */
 export const NO_BRIDGE = "the page never loaded /bridge.js (it must, from its `todaysim` and `session` query parameters: " +
   "<script src=\"${todaysim}/bridge.js?session=${session}\">, before its own scripts; typescript/README.md, \"The page's part\")";
+
+/**
+ * The variable that sets a settle's deadline where the caller gives none: ms of wall time, as
+ * python/'s `TODAYSIM_SETTLE_TIMEOUT_MS`. A suite on a loaded machine (a CI runner beside builds)
+ * sets it generous rather than racing 2,000 ms; a page that never settles then fails only that late.
+ */
+export const SETTLE_TIMEOUT_VARIABLE = "TODAYSIM_SETTLE_TIMEOUT_MS";
+
+/**
+ * The ms of wall time a settle may take when the caller gives none: `TODAYSIM_SETTLE_TIMEOUT_MS`
+ * (a whole number of ms, more than 0 and less than an hour), else 2,000. A value that is not one
+ * is a `RangeError` naming the variable, at once.
+ */
+export function defaultSettleTimeoutMs(): number {
+  const given = (typeof process === "undefined" ? undefined : process.env[SETTLE_TIMEOUT_VARIABLE]) ?? "";
+  if (given === "") return 2_000;
+  const ms = /^[0-9]+$/.test(given) ? Number(given) : 0;
+  if (!(ms > 0 && ms < 3_600_000)) {
+    throw new RangeError(`${SETTLE_TIMEOUT_VARIABLE} is ${JSON.stringify(given)}: say the ms of wall time a settle may take, ` +
+      "a whole number more than 0 and less than 3600000");
+  }
+  return ms;
+}
 
 /**
  * The page and the session did not settle within the wall deadline: an error of the test or
@@ -105,7 +129,7 @@ export class BridgedPage {
   private cdp: CDPSession | undefined;
 
   constructor(client: Client, sessionId: string, page: Page, url: string, options: BridgedPageOptions = {}) {
-    const timeout = options.settleTimeoutMs ?? 2_000;
+    const timeout = options.settleTimeoutMs ?? defaultSettleTimeoutMs();
     if (!Number.isFinite(timeout) || timeout <= 0) throw new RangeError(`settleTimeoutMs is ${timeout}: say a positive number of ms`);
     this.client = client;
     this.sessionId = sessionId;

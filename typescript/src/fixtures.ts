@@ -17,7 +17,7 @@ export type HostSessions = (fields?: Partial<Parameters<Client["createSession"]>
 /**
  * `bridgedPage(url?, fields?, options?)`: an opened `BridgedPage` on a new session. `url` is the
  * page under test, resolved against Playwright's `baseURL`, default `TODAY_PAGE_URL`; `options`
- * the page's (`settleTimeoutMs`, default 2,000).
+ * the page's (`settleTimeoutMs`, default `TODAYSIM_SETTLE_TIMEOUT_MS`, else 2,000).
  */
 export type BridgedPages = (url?: string, fields?: Partial<Parameters<Client["createSession"]>[0]>,
                             options?: BridgedPageOptions) => Promise<OpenedBridgedPage>;

@@ -22,6 +22,6 @@ export interface Settled {
 export type OpenedBridgedPage<P extends BridgedPage = BridgedPage> = P & { view: SessionView; lastSettle: Settled };
 
 export interface BridgedPageOptions {
-  /** How long `settle()` waits, in ms of wall time (default 2,000, as python/'s `settle_timeout`). */
+  /** How long `settle()` waits, in ms of wall time (default `TODAYSIM_SETTLE_TIMEOUT_MS`, else 2,000, as python/'s `settle_timeout`). */
   settleTimeoutMs?: number;
 }

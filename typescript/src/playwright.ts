@@ -11,7 +11,7 @@
  * `origin.ts` (may the page call the server), `conformance.ts` (a report as a failure's text),
  * `fixtures.ts` (Playwright Test).
  */
-export { BridgedPage, NO_BRIDGE, SettleTimeout } from "./bridged-page.js";
+export { BridgedPage, defaultSettleTimeoutMs, NO_BRIDGE, SETTLE_TIMEOUT_VARIABLE, SettleTimeout } from "./bridged-page.js";
 export type { BridgedPageOptions, ClockMove, OpenedBridgedPage, Settled, Step, StepAnswer } from "./page-types.js";
 export { EPOCH_MS, initScript, timersScript } from "./page-scripts.js";
 export { checkOrigin, originOf, OriginRefused, refusedSentence } from "./origin.js";

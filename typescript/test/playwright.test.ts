@@ -7,7 +7,7 @@
 // breach.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { BridgedPage, ConformanceError, EPOCH_MS, SettleTimeout, TIMELINE_TAIL } from "../src/playwright.js";
+import { BridgedPage, ConformanceError, defaultSettleTimeoutMs, EPOCH_MS, SETTLE_TIMEOUT_VARIABLE, SettleTimeout, TIMELINE_TAIL } from "../src/playwright.js";
 import type { OpenedBridgedPage, Step } from "../src/playwright.js";
 import type { Client, InputResponse, SessionView, TimelineEntry, TodaysimServer } from "../src/index.js";
 import { launchChromium, servePages } from "./browser.js";
@@ -34,11 +34,11 @@ after(async () => {
 });
 
 /** A new session and a page of a new context showing `url` on the session's clock. */
-async function bridged(url: string): Promise<OpenedBridgedPage> {
+async function bridged(url: string, settleTimeoutMs?: number): Promise<OpenedBridgedPage> {
   const view = await todaysim.createSession({ uid: "ts-playwright", id: `pw-${++made}` });
   const context = await browser.newContext();
   contexts.push(context);
-  return new BridgedPage(todaysim, view.id, await context.newPage(), url).open();
+  return new BridgedPage(todaysim, view.id, await context.newPage(), url, { settleTimeoutMs }).open();
 }
 
 async function run(page: BridgedPage, steps: Step[]): Promise<void> {
@@ -142,19 +142,42 @@ test("a page timer at 5,000 ms is late", async () => {
   await assert.rejects(page.expectConforms(), (error) => error instanceof ConformanceError && /^ {2}M7 at 5000 ms \(p1\): /m.test(error.message));
 });
 
+test("a settle's deadline, when the caller gives none, is TODAYSIM_SETTLE_TIMEOUT_MS's, else 2,000 ms", async () => {
+  const before = process.env[SETTLE_TIMEOUT_VARIABLE];
+  try {
+    delete process.env[SETTLE_TIMEOUT_VARIABLE];
+    assert.equal(defaultSettleTimeoutMs(), 2_000);
+    process.env[SETTLE_TIMEOUT_VARIABLE] = "";
+    assert.equal(defaultSettleTimeoutMs(), 2_000);
+    process.env[SETTLE_TIMEOUT_VARIABLE] = "45000";
+    assert.equal(defaultSettleTimeoutMs(), 45_000);
+    assert.equal((await bridged(`${pages.base}/pages/timer.html?delay=10`)).settleTimeoutMs, 45_000);
+    assert.equal((await bridged(`${pages.base}/pages/timer.html?delay=10`, 700)).settleTimeoutMs, 700, "the caller's wins");
+    for (const bad of ["0", "-5", "2s", "1.5", " 9", "3600000"]) {
+      process.env[SETTLE_TIMEOUT_VARIABLE] = bad;
+      assert.throws(() => defaultSettleTimeoutMs(),
+        (error) => error instanceof RangeError && error.message.startsWith(`TODAYSIM_SETTLE_TIMEOUT_MS is ${JSON.stringify(bad)}: say the ms`));
+    }
+  } finally {
+    if (before === undefined) delete process.env[SETTLE_TIMEOUT_VARIABLE];
+    else process.env[SETTLE_TIMEOUT_VARIABLE] = before;
+  }
+});
+
 test("a page without the bridge is told to load it (issue 45, item 2)", async () => {
   let failure: unknown;
-  await bridged(`${pages.base}/pages/no-bridge.html`).catch((error: unknown) => { failure = error; });
+  // A page that can never settle: a short deadline of its own, whatever the run's default.
+  await bridged(`${pages.base}/pages/no-bridge.html`, 500).catch((error: unknown) => { failure = error; });
   assert.ok(failure instanceof SettleTimeout, String(failure));
-  assert.match(failure.message, /did not settle within 2000 ms: the page never loaded \/bridge\.js \(it must, from its `todaysim` and `session` query parameters: /);
+  assert.match(failure.message, /did not settle within 500 ms: the page never loaded \/bridge\.js \(it must, from its `todaysim` and `session` query parameters: /);
   assert.match(failure.message, /"bridge":false/);
 });
 
 test("a page that never settles is an error, not a breach", async () => {
   let failure: unknown;
-  await bridged(`${pages.base}/pages/timer.html?hang=1`).catch((error: unknown) => { failure = error; });
+  await bridged(`${pages.base}/pages/timer.html?hang=1`, 500).catch((error: unknown) => { failure = error; });
   assert.ok(failure instanceof SettleTimeout, String(failure));
-  assert.match(failure.message, /did not settle within 2000 ms: .*"requests":1/);
+  assert.match(failure.message, /did not settle within 500 ms: .*"requests":1/);
   assert.doesNotMatch(failure.message, /never loaded \/bridge\.js/, "the page has its bridge: that is not the cause");
   const id = `pw-${made}`;
   assert.deepEqual([(await todaysim.report(id)).conforms, (await todaysim.readSession(id)).counts.violations], [true, 0]);

@@ -13,7 +13,8 @@ is the TypeScript helper's too (`todaysim/playwright`), so both settle and move 
 `counts.timeline` delivered to the page; the page's load is the session's and its stream is
 open; no other page request in flight; nothing of the page's due now — a wait in the page until
 it says so (one trip), the session's view, a second look equal to the first, and again until
-that holds, within `settle_timeout` (2 s) of wall time. A miss is `SettleTimeout` (the
+that holds, within `settle_timeout` of wall time (`default_settle_timeout()` when not given:
+`TODAYSIM_SETTLE_TIMEOUT_MS`, else 2 s). A miss is `SettleTimeout` (the
 explorer's error, never a breach of the contract). Where nothing but the step can have changed
 the session its answer stands for the read (see `settle`).
 
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import importlib.resources
 import json
+import os
 import time
 import urllib.parse
 from typing import TYPE_CHECKING, Any, Mapping, NoReturn, Optional, TypedDict, Union, cast
@@ -37,10 +39,30 @@ if TYPE_CHECKING:  # the plugin and the explorer bring Playwright; the client ne
     from playwright.sync_api import CDPSession, Page, Request
 
 __all__ = ["EPOCH_MS", "TIMERS_JS", "PROBE_JS", "DRIVER_JS", "INIT_JS", "NO_BRIDGE", "BridgedPage", "OriginRefused",
-           "SettleTimeout", "Settled", "Stop", "check_origin", "origin_of", "refused_sentence"]
+           "SETTLE_TIMEOUT_VARIABLE", "SettleTimeout", "Settled", "Stop", "check_origin", "default_settle_timeout", "origin_of",
+           "refused_sentence"]
 
 #: Page time when the session's clock reads 0 (2026-01-01T00:00:00Z).
 EPOCH_MS = 1_767_225_600_000
+
+#: The variable that sets a settle's deadline where the caller gives none: ms of wall time, as
+#: typescript/'s `settleTimeoutMs`. A suite on a loaded machine (a CI runner beside builds) sets
+#: it generous rather than racing 2 s; a page that never settles then fails only that late.
+SETTLE_TIMEOUT_VARIABLE = "TODAYSIM_SETTLE_TIMEOUT_MS"
+
+
+def default_settle_timeout() -> float:
+    """Seconds of wall time a settle may take when the caller gives none: `TODAYSIM_SETTLE_TIMEOUT_MS`
+    (a whole number of ms, more than 0 and less than an hour), else 2.0. A value that is not one
+    is a `ValueError` naming the variable, at once."""
+    given = os.environ.get(SETTLE_TIMEOUT_VARIABLE, "")
+    if given == "":
+        return 2.0
+    ms = int(given) if given.isascii() and given.isdigit() else 0
+    if not 0 < ms < 3_600_000:
+        raise ValueError(f"{SETTLE_TIMEOUT_VARIABLE} is {given!r}: say the ms of wall time a settle may take, "
+                         "a whole number more than 0 and less than 3600000")
+    return ms / 1000
 
 
 def _shipped(name: str) -> str:
@@ -87,10 +109,10 @@ class BridgedPage:
     the page under test (its query gets `todaysim`, `session` and `access_token`, as the fixture
     page and `docs/TESTING-A-PAGE.md` expect). Call `open()` once."""
 
-    def __init__(self, client: Client, session_id: str, page: Page, url: str, settle_timeout: float = 2.0,
+    def __init__(self, client: Client, session_id: str, page: Page, url: str, settle_timeout: Optional[float] = None,
                  cdp: Optional[CDPSession] = None, listen: bool = True):
         self.client, self.session_id, self.page, self.url = client, session_id, page, url
-        self.settle_timeout = settle_timeout
+        self.settle_timeout = default_settle_timeout() if settle_timeout is None else settle_timeout
         self.requests: set[Request] = set()
         self.started = 0  # requests Playwright has seen the page start (as `requests` counts them)
         #: The session's view as last seen settled (empty until the first settle: `open()`

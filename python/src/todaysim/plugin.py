@@ -139,7 +139,8 @@ OpenBridgedPage = Callable[..., BridgedPage]
 def bridged_page(request: pytest.FixtureRequest, todaysim: Client, host_session: HostSession,
                  todaysim_browser: Optional[Browser]) -> Iterator[OpenBridgedPage]:
     """`bridged_page(url=None, settle_timeout=None, **session_fields)` → an opened `BridgedPage`
-    (`settle_timeout`: seconds of wall time a settle may take, 2.0 when not given)."""
+    (`settle_timeout`: seconds of wall time a settle may take; when not given,
+    `TODAYSIM_SETTLE_TIMEOUT_MS` or 2.0: `todaysim.page.default_settle_timeout`)."""
     contexts: list[BrowserContext] = []
     opened: list[Page] = []
 
@@ -161,7 +162,7 @@ def bridged_page(request: pytest.FixtureRequest, todaysim: Client, host_session:
             page = context.new_page()
         opened.append(page)
         return BridgedPage(todaysim, view["id"], page, target,
-                           settle_timeout=2.0 if settle_timeout is None else float(settle_timeout)).open()
+                           settle_timeout=None if settle_timeout is None else float(settle_timeout)).open()
 
     yield open_page
     for context in contexts:

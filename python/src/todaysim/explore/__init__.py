@@ -116,7 +116,7 @@ class Found:
 
 def explore(page_url: str, client: Client, browser: Any, *, examples: int = 100, seed: Optional[int] = None,
             steps: int = STEPS, machine: type[HostExplorer] = HostExplorer, session_fields: Optional[dict[str, Any]] = None,
-            settle_timeout: float = 2.0, shrink_seconds: float = 120, fresh_pages: bool = False,
+            settle_timeout: Optional[float] = None, shrink_seconds: float = 120, fresh_pages: bool = False,
             load_ahead: bool = False) -> Found:
     """Runs the explorer against `page_url` (`examples` examples of at most `steps` rules; `seed`
     makes the run repeatable). A breach is shrunk by `minimize` for at most `shrink_seconds`.

@@ -8,7 +8,7 @@ import time
 from typing import Any, Optional, Union
 
 from ..client import Client
-from ..page import EPOCH_MS, BridgedPage, origin_of
+from ..page import EPOCH_MS, BridgedPage, default_settle_timeout, origin_of
 from .timing import END, PURGE, START, Timings
 
 #: Examples one browser context and page serve before both are made anew: the default budget
@@ -52,14 +52,15 @@ class Pages:
     the same from example to example; a new one now and then bounds whatever Chromium keeps)."""
 
     def __init__(self, browser: Any, client: Client, page_url: str, *, session_fields: Optional[dict[str, Any]] = None,
-                 settle_timeout: float = 2.0, fresh: bool = False, recycle_after: int = RECYCLE_AFTER, ahead: bool = False,
+                 settle_timeout: Optional[float] = None, fresh: bool = False, recycle_after: int = RECYCLE_AFTER, ahead: bool = False,
                  timings: Optional[Timings] = None):
         #: Where the time goes (`timing`): the examples' parts and the requests and CDP commands in them.
         self.timings = timings or Timings()
         self.browser, self.client, self.page_url = browser, self.timings.client(client), page_url
         self.origin = origin_of(page_url)
         self.session_fields = dict(session_fields or {})
-        self.settle_timeout, self.fresh, self.recycle_after = settle_timeout, fresh, recycle_after
+        self.settle_timeout = default_settle_timeout() if settle_timeout is None else settle_timeout
+        self.fresh, self.recycle_after = fresh, recycle_after
         self.ahead = ahead and not fresh
         self.tabs: list[Tab] = []  # the contexts serving examples (two when loading ahead)
         self.ready: Optional[Tab] = None  # the tab the next example's page is loading in, when one is
