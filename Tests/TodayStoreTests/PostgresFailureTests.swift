@@ -52,8 +52,11 @@ import TodayTestSupport
         Thread {
             ended.set(Result { try onThread.value.execute("SELECT 2") }.map { _ in () })
         }.start()
-        // Moved a minute at a time: whenever the statement began, the clock passes its hour.
-        #expect(await eventually { time.move(by: 60_000); return ended.result != nil }, "the statement never ended")
+        // Moved past an hour at each look: whenever the statement began, the next look's move
+        // passes its deadline. (A minute a look needed 60 looks, and a test task starved on a
+        // loaded machine made fewer than that in `eventually`'s 300 s: a fresh-clone run, the thread
+        // sanitizer.)
+        #expect(await eventually { time.move(by: 3_600_001); return ended.result != nil }, "the statement never ended")
         guard case let .failure(error as PostgresError)? = ended.result else {
             Issue.record("the statement against a frozen database ended with \(String(describing: ended.result))")
             return
