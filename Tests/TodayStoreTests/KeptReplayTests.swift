@@ -58,7 +58,7 @@ import TodayTestSupport
         #expect(try store.exists("gone") == false)
         let database = try Database(path: path)
         var left = -1
-        let removed = try eventuallyOnThisThread(within: 60, pollMs: 20) {
+        let removed = try eventuallyOnThisThread(within: 300, pollMs: 20) {
             left = Int(try database.integer("SELECT count(*) FROM sessions") + database.integer("SELECT count(*) FROM timeline"))
             return left == 0
         }

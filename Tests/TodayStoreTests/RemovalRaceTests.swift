@@ -69,7 +69,7 @@ private final class Box: @unchecked Sendable {
         // The reclaimer deletes the purged sessions' rows in the background: waited for (until no
         // row is being removed), then no timeline row may be left without its session.
         var removing: Int64 = 0
-        _ = try eventuallyOnThisThread(within: 60, pollMs: 10) {
+        _ = try eventuallyOnThisThread(within: 300, pollMs: 10) {
             removing = try database.integer("SELECT count(*) FROM sessions WHERE id LIKE 'removing/%'")
             return removing == 0
         }
