@@ -59,6 +59,13 @@ chromium_path() {
     command -v chromium-headless-shell 2>/dev/null || command -v chromium
 }
 
+# For the browser tests' scripts: every settle the page drivers make may take a minute of wall
+# time (their default, when a test gives none): 2 s is a race on a machine beside builds, where
+# a settle waits its turn for a core. A test of the deadline itself gives a short one of its own.
+settle_generously() {
+    export TODAYSIM_SETTLE_TIMEOUT_MS=${TODAYSIM_SETTLE_TIMEOUT_MS:-60000}
+}
+
 # PostgreSQL's server binaries live in /usr/lib/postgresql/<major>/bin, off PATH; the newest wins.
 postgres_bin_dir() {
     local dir
