@@ -17,6 +17,7 @@ enum CommandLineInterface {
         var traceQueueSeconds = TodayService.defaultTraceQueueSeconds
         var connectionTimeout = 30
         var minimumUploadRate = HTTPServer.defaultMinimumUploadRate
+        var judgingSeconds = HTTPServer.defaultJudgingAllowance
         var maxConnections = 4000
         var drainSeconds: Double = 5
         var statementTimeoutSeconds: Double = 5
@@ -75,7 +76,7 @@ enum CommandLineInterface {
                 print(Usage.full)
                 exit(0)
             }
-            guard ["--host", "--port", "--db", "--threads", "--trace-threads", "--trace-queue-seconds", "--synchronous", "--heartbeat-seconds", "--retention-seconds", "--token", "--token-file", "--connection-timeout-seconds", "--allow-origin", "--max-connections", "--drain-seconds", "--statement-timeout-seconds", "--min-upload-rate", "--field-validation"].contains(flag) else { fail("unknown flag \(flag)", usage: true) }
+            guard ["--host", "--port", "--db", "--threads", "--trace-threads", "--trace-queue-seconds", "--synchronous", "--heartbeat-seconds", "--retention-seconds", "--token", "--token-file", "--connection-timeout-seconds", "--allow-origin", "--max-connections", "--drain-seconds", "--statement-timeout-seconds", "--min-upload-rate", "--trace-judging-seconds", "--field-validation"].contains(flag) else { fail("unknown flag \(flag)", usage: true) }
             guard let value = rest.popFirst() else { fail("\(flag) needs a value", usage: true) }
             switch flag {
             case "--host": options.host = value
@@ -126,6 +127,9 @@ enum CommandLineInterface {
             case "--trace-queue-seconds":
                 options.traceQueueSeconds = number(value, Double.init, in: 0...86_400,
                                                    else: "--trace-queue-seconds must be a number from 0 to 86400")
+            case "--trace-judging-seconds":
+                options.judgingSeconds = number(value, Double.init, in: 0...86_400,
+                                                else: "--trace-judging-seconds must be a number from 0 to 86400")
             default: fail("unknown flag \(flag)", usage: true)
             }
         }
@@ -231,7 +235,8 @@ enum CommandLineInterface {
             server = try HTTPServer(host: options.host, port: options.port, threads: options.threads,
                                     connectionTimeout: options.connectionTimeout,
                                     maxConnections: connectionLimit(options.maxConnections, openFiles: openFiles, log: log),
-                                    minimumUploadRate: options.minimumUploadRate, log: log, sinks: service.judges,
+                                    minimumUploadRate: options.minimumUploadRate, judgingAllowance: options.judgingSeconds,
+                                    log: log, sinks: service.judges,
                                     bodyHandling: service.bodyHandling, respond: service.respond)
         } catch {
             fail("\(error)", usage: false)

@@ -101,7 +101,8 @@ import TodayTestSupport
         // Once converted to milliseconds unchecked (issue 12, item 1): an overflow trap at start.
         for (flag, value) in [("--retention-seconds", "inf"), ("--retention-seconds", "1e300"), ("--heartbeat-seconds", "inf"),
                               ("--drain-seconds", "inf"), ("--drain-seconds", "-1"), ("--drain-seconds", "nan"),
-                              ("--statement-timeout-seconds", "1e300"), ("--statement-timeout-seconds", "0")] {
+                              ("--statement-timeout-seconds", "1e300"), ("--statement-timeout-seconds", "0"),
+                              ("--trace-judging-seconds", "inf"), ("--trace-judging-seconds", "-1"), ("--trace-judging-seconds", "nan")] {
             let huge = try await run(["serve", "--port", "0", "--db", ":memory:", flag, value])
             #expect(huge.status == 2, "\(flag) \(value): \(huge.stderr)")
             #expect(huge.stderr.hasPrefix("todaysim: \(flag) must be a number"), "\(huge.stderr)")
@@ -183,6 +184,7 @@ import TodayTestSupport
             ("--host", "127.0.0.1"), ("--port", "0"), ("--db", path), ("--synchronous", "full"), ("--retention-seconds", "60"),
             ("--heartbeat-seconds", "5"), ("--threads", "2"), ("--connection-timeout-seconds", "30"), ("--min-upload-rate", "1000"),
             ("--max-connections", "100"), ("--drain-seconds", "1"), ("--statement-timeout-seconds", "5"), ("--trace-threads", "2"), ("--trace-queue-seconds", "60"),
+            ("--trace-judging-seconds", "60"),
             ("--field-validation", "strict"), ("--token", "a-token"), ("--allow-origin", "http://localhost:3000"),
         ]
         // `--token-file` goes instead of `--token`, `--no-auth` instead of both, `--quiet` hides the marker.

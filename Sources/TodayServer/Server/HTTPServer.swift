@@ -26,6 +26,9 @@ package final class HTTPServer: @unchecked Sendable {
     static let discardLimit = 8 << 20
     /// 64 KiB a second (`serve --min-upload-rate`).
     package static let defaultMinimumUploadRate = 65536
+    /// Seconds of judging a streamed body is excused beyond what its bytes earn
+    /// (`serve --trace-judging-seconds`).
+    package static let defaultJudgingAllowance: TimeInterval = 300
 
     package let port: Int
     let respond: @Sendable (HTTPRequest) -> (HTTPResponse, routeName: String)
@@ -55,7 +58,8 @@ package final class HTTPServer: @unchecked Sendable {
     /// `limitNoteInterval`: how often refusals past `maxConnections` are logged, at most.
     /// `bodyHandling`: from a request's head, whether its body is read whole (then `respond`)
     /// or handed to a sink as it arrives. `minimumUploadRate`: bytes a second a streamed body
-    /// must keep to past its first `connectionTimeout` (the time its sink takes is not counted).
+    /// must keep to past its first `connectionTimeout` (the time its sink takes is not counted,
+    /// up to `judgingAllowance` seconds plus what the bytes earn).
     /// `requestDeadline`: the whole-request deadline when it is not `connectionTimeout` (tests
     /// set it apart from libmicrohttpd's silence limit). `time`: the clock the drain's grace runs
     /// on (tests move it). `connectionTime`: the clock the request deadlines, the connection
@@ -65,6 +69,7 @@ package final class HTTPServer: @unchecked Sendable {
     /// server stops it after the daemon.
     package init(host: String, port: Int, threads: Int, connectionTimeout: Int = 30, maxConnections: Int = 4000,
                 limitNoteInterval: TimeInterval = 10, minimumUploadRate: Int = HTTPServer.defaultMinimumUploadRate,
+                judgingAllowance: TimeInterval = HTTPServer.defaultJudgingAllowance,
                 requestDeadline: TimeInterval? = nil, log: RequestLog, time: any TimeSource = SystemTime(),
                 connectionTime: any TimeSource = SystemTime(),
                 sinks: SinkPool? = nil,
@@ -88,7 +93,7 @@ package final class HTTPServer: @unchecked Sendable {
         self.log = log
         requests = RequestsInFlight(time: time)
         deadlines = RequestDeadlines(deadline: requestDeadline ?? TimeInterval(connectionTimeout), minimumRate: minimumUploadRate,
-                                     time: connectionTime)
+                                     judgingAllowance: judgingAllowance, time: connectionTime)
         connections = ConnectionLimit(limit: maxConnections, noteInterval: limitNoteInterval, time: connectionTime) { [log] line in
             log.note(line)
         }

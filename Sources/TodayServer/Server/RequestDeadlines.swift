@@ -15,6 +15,14 @@ import TodayStore
 /// `minimumRate` bytes a second is never cut, one that trickles is cut as any other. One that
 /// waits parked for a judge (`SinkPool`) waits on its deadline too, lengthened by the pool's
 /// `waitAllowance`, and is answered (`whenCut`).
+///
+/// The time spent judging is excused up to `judgingAllowance` plus what the bytes earned, not
+/// without end: when the judge is slower than a trickler's gaps, the next byte is always
+/// waiting when a piece is done, so almost none of the time would count against the client,
+/// and a slow (or loaded) server would keep every trickler forever. Past the allowance the
+/// judging counts as the client's, and a connection is cut even while a piece is out (its
+/// socket is shut down; libmicrohttpd sees it when the piece is done and the connection
+/// resumed).
 final class RequestDeadlines: @unchecked Sendable {
     private struct Watch {
         let socket: Int32
@@ -25,6 +33,8 @@ final class RequestDeadlines: @unchecked Sendable {
         var workingSince: UInt64?
         /// Seconds past `deadline` the streamed body's bytes have earned.
         var earned: Double = 0
+        /// Nanoseconds of judging excused so far (`waitingSince` moved on by them).
+        var excused: UInt64 = 0
         /// Answers a connection past its deadline that libmicrohttpd would not see shut down
         /// (parked); `false` when it is not parked after all (it is then shut down).
         var whenCut: (@Sendable () -> Bool)?
@@ -33,6 +43,8 @@ final class RequestDeadlines: @unchecked Sendable {
     let deadline: TimeInterval
     /// Bytes a second a streamed body must keep to, on average, past its first `deadline`.
     let minimumRate: Int
+    /// Seconds of judging a streamed body is excused beyond what its bytes earned.
+    let judgingAllowance: TimeInterval
     /// What the deadlines and the checker's second are measured on (`SystemTime`; a test's
     /// `ManualTime`, moved past a deadline).
     private let time: any TimeSource
@@ -51,9 +63,11 @@ final class RequestDeadlines: @unchecked Sendable {
         return cutCount
     }
 
-    init(deadline: TimeInterval, minimumRate: Int = HTTPServer.defaultMinimumUploadRate, time: any TimeSource = SystemTime()) {
+    init(deadline: TimeInterval, minimumRate: Int = HTTPServer.defaultMinimumUploadRate,
+         judgingAllowance: TimeInterval = HTTPServer.defaultJudgingAllowance, time: any TimeSource = SystemTime()) {
         self.deadline = deadline
         self.minimumRate = max(1, minimumRate)
+        self.judgingAllowance = max(0, judgingAllowance)
         self.time = time
     }
 
@@ -103,6 +117,7 @@ final class RequestDeadlines: @unchecked Sendable {
         watches[connection]?.waitingSince = now
         watches[connection]?.workingSince = nil
         watches[connection]?.earned = 0
+        watches[connection]?.excused = 0
         watches[connection]?.whenCut = nil
         lock.unlock()
     }
@@ -143,18 +158,33 @@ final class RequestDeadlines: @unchecked Sendable {
         lock.unlock()
     }
 
-    /// The piece of `bytes` is done: the time it took is not the client's, and its bytes earn
-    /// their share of time.
+    /// The piece of `bytes` is done: the time it took is not the client's (as far as the
+    /// allowance goes), and its bytes earn their share of time.
     func worked(_ connection: OpaquePointer, bytes: Int, at given: UInt64? = nil) {
         let now = given ?? time.steadyNs()
         lock.lock()
         if var watch = watches[connection], let since = watch.waitingSince, let working = watch.workingSince {
-            watch.waitingSince = since &+ (now > working ? now - working : 0)
+            let excused = excusable(watch, at: now, working: working)
+            watch.waitingSince = since > UInt64.max - excused ? UInt64.max : since + excused
+            watch.excused = watch.excused > UInt64.max - excused ? UInt64.max : watch.excused + excused
             watch.workingSince = nil
             watch.earned += Double(max(0, bytes)) / Double(minimumRate)
             watches[connection] = watch
         }
         lock.unlock()
+    }
+
+    /// Of the piece out since `working`, the nanoseconds up to `now` not counted against the
+    /// client: all of them while the allowance and the earned time last, then none.
+    private func excusable(_ watch: Watch, at now: UInt64, working: UInt64) -> UInt64 {
+        let spent = now > working ? now - working : 0
+        let room = Self.nanoseconds(judgingAllowance + watch.earned)
+        return min(spent, room > watch.excused ? room - watch.excused : 0)
+    }
+
+    /// `seconds` in nanoseconds, saturated well below overflow.
+    private static func nanoseconds(_ seconds: Double) -> UInt64 {
+        UInt64(min(max(0, seconds) * 1e9, Double(UInt64.max / 2)))
     }
 
     /// Shuts down every connection past its deadline at `given` (by default now, on the
@@ -166,9 +196,11 @@ final class RequestDeadlines: @unchecked Sendable {
         defer { lock.unlock() }
         var count = 0
         for (connection, watch) in watches {
-            guard let since = watch.waitingSince, watch.workingSince == nil else { continue }
-            let allowed = UInt64(min((deadline + watch.earned) * 1e9, Double(UInt64.max / 2)))
-            guard now > since, now - since > allowed else { continue }
+            guard let since = watch.waitingSince, now > since else { continue }
+            // A piece out counts as the client's only past the judging allowance.
+            let judging = watch.workingSince.map { excusable(watch, at: now, working: $0) } ?? 0
+            let waited = now - since
+            guard waited > judging, waited - judging > Self.nanoseconds(deadline + watch.earned) else { continue }
             watches[connection]?.waitingSince = nil
             count += 1
             if let answer = watch.whenCut, answer() { continue }
