@@ -10,8 +10,8 @@ enum Usage {
                               [--min-upload-rate 65536]  (bytes a second a streamed trace body
                               must keep to past that; the time spent judging it is not counted)
                               [--trace-judging-seconds 300]  (judging excused that way beyond
-                              what the body's bytes earn; past it a trickler is cut however
-                              slow the judge)
+                              what the body's bytes earn; past it judging counts as the
+                              client's time, so a trickle is cut however slow the judge)
                               [--trace-threads 1]  (host traces judged at once, each on a thread
                               of its own at a lower priority; more wait their turn)
                               [--trace-queue-seconds 300]  (how much longer than a request may

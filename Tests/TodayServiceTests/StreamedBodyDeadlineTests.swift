@@ -166,6 +166,25 @@ import TodayTestSupport
         deadlines.working(socket.key, at: 5)
         deadlines.worked(socket.key, bytes: Int.max, at: 0)  // a clock that went backwards adds nothing
         #expect(deadlines.check(at: 0) == 0)
+        // A piece out at the clock's end, checked before and after it is done.
+        let out = RequestDeadlines(deadline: 3600, minimumRate: 1, judgingAllowance: .greatestFiniteMagnitude)
+        let outSocket = WatchedSocket()
+        out.opened(outSocket.key, socket: outSocket.watched, at: UInt64.max - 2 * Self.second)
+        out.working(outSocket.key, at: UInt64.max - Self.second)
+        #expect(out.check(at: UInt64.max) == 0)
+        out.worked(outSocket.key, bytes: Int.max, at: UInt64.max)
+        #expect(out.check(at: UInt64.max) == 0)
+        #expect(!outSocket.wasShutDown)
+    }
+
+    /// Waiting for a judge lengthens the deadline by the pool's allowance (above), not the
+    /// judging allowance: judged from 0 with 10 s excused, the client's 30 + 300 s are up at 340 s.
+    @Test func theQueuesAllowanceIsNotJudgingTime() {
+        let deadlines = RequestDeadlines(deadline: 30, minimumRate: 65536, judgingAllowance: 10)
+        let socket = Self.opened(on: deadlines)
+        deadlines.allow(socket.key, seconds: 300)
+        deadlines.working(socket.key, at: 0)
+        Self.expectCut(deadlines, socket, justAfter: 340 * Self.second)
     }
 
     // MARK: On a real server
@@ -293,9 +312,12 @@ import TodayTestSupport
     }
 
     /// What a loaded server did in CI: the judge slower than the trickler's gaps, so a byte is
-    /// always waiting when a piece is done. The judging allowance (1 s here) still cuts it.
+    /// always waiting when a piece is done. The judging allowance (1 s here) still cuts it,
+    /// about 6 s in. Without it only the moments between a piece done and the next begun
+    /// counted (about a millisecond each): 5 s of them take thousands of pieces, far past the
+    /// 300 s the trickle is given. (The tests on a clock of their own above are the exact guard.)
     @Test func realTimeATricklerIsCutByAJudgeSlowerThanItsGaps() async throws {
-        let server = try Self.server(deadline: 1, judgingAllowance: 1, sink: SlowSink(pause: 0.3))
+        let server = try Self.server(deadline: 5, judgingAllowance: 1, sink: SlowSink(pause: 0.3))
         defer { server.stop(grace: 0) }
         #expect(try await Self.trickleUntilCut(server), "a trickler kept its connection for 300 s")
         // Cut while a piece was out: libmicrohttpd closes it once the judge is done and it resumes.

@@ -8,7 +8,8 @@ import Foundation
 /// and a piece at most is held); at its end the answer is made on the pool too.
 ///
 /// A parked connection neither times out nor sees its client leave: the time a piece is judged
-/// is the server's (`RequestDeadlines`), and each piece is short, so a client gone is seen when
+/// is the server's (`RequestDeadlines`, up to `serve --trace-judging-seconds` plus what the
+/// bytes earned), and each piece is short, so a client gone is seen when
 /// the piece is taken and the connection resumed; a body still waiting for a place when its
 /// deadline passes is answered `503 judges_busy`. When the stop's grace ends with a body
 /// arriving it is answered `503 shutting_down` over its socket (libmicrohttpd 0.9.75 takes an
@@ -84,7 +85,8 @@ extension HTTPServer {
         }
         exchange.received += size
         let piece = Array(UnsafeRawBufferPointer(start: upload, count: size))
-        // The time the sink takes is the server's, not the client's (RequestDeadlines).
+        // The time the sink takes is the server's, not the client's, up to the judging
+        // allowance (RequestDeadlines).
         deadlines.working(connection)
         // Sealed: the stop answers this body midway (it is arriving), so the piece is dropped.
         guard let key = requests.park(connection, refuse: nil) else { return .YES }

@@ -12,9 +12,9 @@ import TodayStore
 /// A streamed body (`POST /v1/host-traces`, up to 256 MiB, judged as it arrives) counts only
 /// the time the server waits for the client, not the time it spends on each piece, and every
 /// byte it brings earns `1 / minimumRate` seconds more: a client that sends at least
-/// `minimumRate` bytes a second is never cut, one that trickles is cut as any other. One that
-/// waits parked for a judge (`SinkPool`) waits on its deadline too, lengthened by the pool's
-/// `waitAllowance`, and is answered (`whenCut`).
+/// `minimumRate` bytes a second is never cut while the judge keeps that pace, one that
+/// trickles is cut as any other. One that waits parked for a judge (`SinkPool`) waits on its
+/// deadline too, lengthened by the pool's `waitAllowance`, and is answered (`whenCut`).
 ///
 /// The time spent judging is excused up to `judgingAllowance` plus what the bytes earned, not
 /// without end: when the judge is slower than a trickler's gaps, the next byte is always
@@ -31,8 +31,12 @@ final class RequestDeadlines: @unchecked Sendable {
         var waitingSince: UInt64?
         /// While the server works on a piece of a streamed body: since when.
         var workingSince: UInt64?
-        /// Seconds past `deadline` the streamed body's bytes have earned.
+        /// Seconds past `deadline` the streamed body's bytes have earned (they lengthen the
+        /// judging allowance too).
         var earned: Double = 0
+        /// Seconds past `deadline` allowed for waiting for a judge (`allow`); the judging
+        /// allowance is not lengthened by them.
+        var allowed: Double = 0
         /// Nanoseconds of judging excused so far (`waitingSince` moved on by them).
         var excused: UInt64 = 0
         /// Answers a connection past its deadline that libmicrohttpd would not see shut down
@@ -117,6 +121,7 @@ final class RequestDeadlines: @unchecked Sendable {
         watches[connection]?.waitingSince = now
         watches[connection]?.workingSince = nil
         watches[connection]?.earned = 0
+        watches[connection]?.allowed = 0
         watches[connection]?.excused = 0
         watches[connection]?.whenCut = nil
         lock.unlock()
@@ -124,7 +129,9 @@ final class RequestDeadlines: @unchecked Sendable {
 
     /// The request may wait parked (a streamed body waiting for a place in the `SinkPool`),
     /// where a shut-down socket goes unseen: past its deadline `answer` answers it instead,
-    /// called with the deadlines' lock held (it must not call back into them).
+    /// called with the deadlines' lock held (it must not call back into them). A body with a
+    /// piece out is not waiting: `answer` returns `false` and the socket is shut down, seen by
+    /// libmicrohttpd when the piece is done and the connection resumed.
     func whenCut(_ connection: OpaquePointer, answer: @escaping @Sendable () -> Bool) {
         lock.lock()
         watches[connection]?.whenCut = answer
@@ -154,7 +161,7 @@ final class RequestDeadlines: @unchecked Sendable {
     /// the wait is the server's).
     func allow(_ connection: OpaquePointer, seconds: TimeInterval) {
         lock.lock()
-        if watches[connection]?.waitingSince != nil { watches[connection]?.earned += max(0, seconds) }
+        if watches[connection]?.waitingSince != nil { watches[connection]?.allowed += max(0, seconds) }
         lock.unlock()
     }
 
@@ -200,7 +207,8 @@ final class RequestDeadlines: @unchecked Sendable {
             // A piece out counts as the client's only past the judging allowance.
             let judging = watch.workingSince.map { excusable(watch, at: now, working: $0) } ?? 0
             let waited = now - since
-            guard waited > judging, waited - judging > Self.nanoseconds(deadline + watch.earned) else { continue }
+            let allowed = Self.nanoseconds(deadline + watch.earned + watch.allowed)
+            guard waited > judging, waited - judging > allowed else { continue }
             watches[connection]?.waitingSince = nil
             count += 1
             if let answer = watch.whenCut, answer() { continue }
