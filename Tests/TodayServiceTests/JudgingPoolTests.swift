@@ -13,12 +13,13 @@ import TodayTestSupport
     typealias HeldSink = StreamedBodyDeadlineTests.HeldSink
 
     /// One HTTP worker (what it serves meanwhile shows it is not judging), a pool of one judge;
-    /// `/upload/NAME` streams into `sinks[NAME]`. The silence limit is an hour: a piece held on
-    /// purpose is not a silent client.
+    /// `/upload/NAME` streams into `sinks[NAME]`. The silence limit is an hour and judging is
+    /// excused without end: a piece held on purpose, however long a loaded runner takes to let
+    /// it go, is neither a silent client nor a slow one.
     static func server(sinks: [String: HeldSink], pool: SinkPool, deadline: TimeInterval = 600,
                        clock: ManualTime? = nil, log: RequestLog = RequestLog(enabled: false)) throws -> HTTPServer {
-        try HTTPServer(host: "127.0.0.1", port: 0, threads: 1, connectionTimeout: 3600, requestDeadline: deadline,
-                       log: log, time: clock ?? SystemTime(), sinks: pool,
+        try HTTPServer(host: "127.0.0.1", port: 0, threads: 1, connectionTimeout: 3600, judgingAllowance: .infinity,
+                       requestDeadline: deadline, log: log, time: clock ?? SystemTime(), sinks: pool,
                        bodyHandling: { request in
                            guard request.path.hasPrefix("/upload/"), let sink = sinks[String(request.path.dropFirst(8))] else { return .whole }
                            return .streamed(sink, routeName: "upload")
@@ -54,8 +55,8 @@ import TodayTestSupport
         other.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
         #expect(await other.readAnswer()?.status == 200, "the worker waited for the sink")
         #expect(pool.counts.taking == 1)
+        upload.send(Array(Self.body[1000...]))  // in the socket before the piece is let go: no race with the deadline
         sink.release.signal()
-        upload.send(Array(Self.body[1000...]))
         let answer = await upload.readAnswer()
         #expect(answer?.status == 200 && answer?.json["received"] == 3000, "\(String(describing: answer))")
         // The pool's threads run at nice +10, the HTTP workers at the server's own 0.
@@ -75,8 +76,8 @@ import TodayTestSupport
         waiting.send(Self.body)
         #expect(await eventually { pool.counts == (1, 1) }, "the second upload does not wait: \(pool.counts)")
         #expect(second.takenAtNice.isEmpty, "nothing of a waiting upload is taken")
+        held.send(Array(Self.body[1000...]))  // in the socket before the piece is let go: no race with the deadline
         first.release.signal()
-        held.send(Array(Self.body[1000...]))
         #expect(await held.readAnswer()?.json["received"] == 3000)
         let answer = await waiting.readAnswer()
         #expect(answer?.status == 200 && answer?.json["received"] == 3000, "queued, not refused: \(String(describing: answer))")
@@ -125,8 +126,8 @@ import TodayTestSupport
         #expect(answer.status == 503 && answer.json["code"] == "judges_busy", "\(answer)")
         #expect(answer.headers["retry-after"] != nil)
         #expect(await eventually { pool.counts == (1, 0) }, "it stayed in the queue: \(pool.counts)")
+        held.send(Array(Self.body[1000...]))  // in the socket before the piece is let go: no race with the deadline
         first.release.signal()
-        held.send(Array(Self.body[1000...]))
         #expect(await held.readAnswer()?.json["received"] == 3000, "the judged upload was not cut by its judging")
         #expect(second.takenAtNice.isEmpty)
     }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TodayHost
+import TodayStore
 @testable import TodayServer
 import TodayTestSupport
 
@@ -256,35 +257,54 @@ import TodayTestSupport
     }
 
     /// A whole-request deadline of `deadline` s; libmicrohttpd's own silence limit an hour, so
-    /// a piece held on purpose is not taken for a silent client.
+    /// a piece held on purpose is not taken for a silent client. `clock`: what the deadlines
+    /// run on (this machine's when not given).
     static func server(deadline: TimeInterval, judgingAllowance: TimeInterval = HTTPServer.defaultJudgingAllowance,
-                       sink: any BodySink & Sendable) throws -> HTTPServer {
+                       clock: (any TimeSource)? = nil, sink: any BodySink & Sendable) throws -> HTTPServer {
         try HTTPServer(host: "127.0.0.1", port: 0, threads: 2, connectionTimeout: 3600, judgingAllowance: judgingAllowance,
-                       requestDeadline: deadline,
-                       log: RequestLog(enabled: false),
+                       requestDeadline: deadline, log: RequestLog(enabled: false), connectionTime: clock ?? SystemTime(),
                        bodyHandling: { request in request.path == "/upload" ? .streamed(sink, routeName: "upload") : .whole },
                        respond: { _ in (.json(["whole": true]), routeName: "other") })
     }
 
-    @Test func realTimeABodyTheServerTakesLongerThanTheDeadlineToJudgeIsAnswered() async throws {
+    /// On a real server, its deadlines on a clock the test moves: the first piece of a body is
+    /// held while the clock moves `by` seconds (a 60 s deadline, the default 300 s of judging
+    /// allowance) and the checker has looked; then the piece is let go. What the checker did
+    /// meanwhile: how many cuts, and the answer the client got (`nil`: the connection was cut).
+    static func holdFirstPiece(whileTheClockMoves seconds: Millis) async throws -> (cut: Int, answer: RawConnection.Answer?) {
+        let clock = ManualTime()
         let sink = HeldSink()
-        let server = try Self.server(deadline: 1, sink: sink)
+        let server = try Self.server(deadline: 60, clock: clock, sink: sink)
         defer { server.stop(grace: 0) }
         let connection = try RawConnection(port: server.port)
         let body = [UInt8](repeating: UInt8(ascii: "x"), count: 3000)
-        connection.send("POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: \(body.count)\r\n\r\n")
-        connection.send(Array(body[..<1000]))
-        // The first piece is being judged: held until the checker (about once a second, against
-        // a 1 s deadline) has had three more turns to cut the connection. Judging must not count.
+        connection.send(Array("POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: \(body.count)\r\n\r\n".utf8) + body[..<1000])
         let entered = await offThePool { sink.entered.wait(timeout: .now() + 300) == .success }
         #expect(entered, "the sink never got the first piece")
+        #expect(await eventually { clock.waits == 1 }, "the checker never waited on the clock")
         let turns = server.deadlineChecks
-        #expect(await eventually { server.deadlineChecks >= turns + 3 }, "the deadline checker took three turns")
-        sink.release.signal()
+        clock.move(by: seconds * 1000)
+        #expect(await eventually { server.deadlineChecks > turns && clock.waits == 1 }, "the checker never looked at the moved clock")
+        let cut = server.deadlines.cut
         connection.send(Array(body[1000...]))
-        let answer = await connection.readAnswer(timeout: 300)
+        sink.release.signal()
+        return (cut, await connection.readAnswer(timeout: 300))
+    }
+
+    /// Judged for 2 minutes against a 1-minute deadline: the judging is the server's.
+    @Test func aBodyTheServerTakesLongerThanTheDeadlineToJudgeIsAnswered() async throws {
+        let (cut, answer) = try await Self.holdFirstPiece(whileTheClockMoves: 120)
+        #expect(cut == 0)
         #expect(answer?.status == 200, "\(String(describing: answer))")
         #expect(answer?.json["received"] == 3000, "\(String(describing: answer))")
+    }
+
+    /// Judged for 60 + 300 s and a second: past the deadline and the judging allowance, the
+    /// connection is cut with its piece out, and closed once the piece is let go.
+    @Test func aBodyJudgedPastTheAllowanceIsCutWithItsPieceOut() async throws {
+        let (cut, answer) = try await Self.holdFirstPiece(whileTheClockMoves: 361)
+        #expect(cut == 1)
+        #expect(answer == nil, "\(String(describing: answer))")
     }
 
     /// Opens an upload of 100,000 bytes and sends it a byte, then waits up to 100 ms for the
