@@ -33,6 +33,35 @@ import TodayTestSupport
         #expect(await connection.closedByServer(), "the cut connection stayed open")
     }
 
+    /// The deadline covers a request's arrival, not its answer: a handler that takes the clock
+    /// two deadlines past (a 1 MiB body of 200,000 values parsed on a loaded machine took a CI
+    /// run more than the abuse tests' 3 s) is answered, not cut. Before the fix the time from the
+    /// body's end to the answer counted against the client, and the checker shut the socket.
+    @Test func aRequestWhoseHandlerRunsPastItsDeadlineIsAnswered() async throws {
+        let clock = ManualTime()
+        let entered = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+        let server = try HTTPServer(host: "127.0.0.1", port: 0, threads: 2, connectionTimeout: 7200, requestDeadline: 3600,
+                                    log: RequestLog(enabled: false), connectionTime: clock,
+                                    respond: { request in
+                                        entered.signal()
+                                        release.wait()
+                                        return (.json(["received": .int(Int64(request.body.count))]), routeName: "held")
+                                    })
+        defer { server.stop(grace: 0) }
+        let connection = try RawConnection(port: server.port)
+        connection.send("POST /held HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}")
+        #expect(await offThePool { entered.wait(timeout: .now() + 300) == .success }, "the handler never ran")
+        #expect(await eventually { clock.waits == 1 }, "the checker never waited on the clock")
+        let turns = server.deadlineChecks
+        clock.move(by: 2 * Self.hourMs)
+        #expect(await eventually { server.deadlineChecks > turns && clock.waits == 1 }, "the checker never looked at the moved clock")
+        #expect(server.deadlines.cut == 0, "a request being answered was cut")
+        release.signal()
+        let answer = try #require(await connection.readAnswer(timeout: 300), "no answer: the connection was cut")
+        #expect(answer.status == 200)
+        #expect(answer.json == ["received": 2], "\(answer)")
+    }
+
     /// `--max-connections`' note (issue 12, item 11): refusals are noted once per interval of
     /// the clock, the next note counting those in between.
     @Test func refusalsPastTheConnectionLimitAreNotedOncePerIntervalOfTheClock() {

@@ -77,6 +77,10 @@ extension HTTPServer {
         }
         guard !exchange.answered else { return .YES }
         exchange.answered = true
+        // The request is in: from here the time is the server's. Its handler (parsing a 1 MiB
+        // body of 200,000 values takes a loaded machine seconds) must not count against the
+        // client's deadline, or the checker cuts a request the server is answering.
+        deadlines.answering(connection)
         if exchange.tooLarge {
             return queue(APIError.payloadTooLarge.response, on: connection, method: method, route: "-", exchange: exchange)
         }
