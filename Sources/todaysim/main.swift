@@ -64,71 +64,72 @@ enum CommandLineInterface {
         var options = ServeOptions()
         var rest = arguments[...]
         while let flag = rest.popFirst() {
-            if flag == "--quiet" {
-                options.quiet = true
-                continue
+            /// The flag's value: the next argument (an unknown flag is refused as unknown, by
+            /// the `switch`'s `default`, before any value is looked for).
+            func value() -> String {
+                guard let value = rest.popFirst() else { fail("\(flag) needs a value", usage: true) }
+                return value
             }
-            if flag == "--no-auth" {
-                options.noAuth = true
-                continue
-            }
-            if flag == "--help" || flag == "-h" {
+            switch flag {
+            case "--quiet": options.quiet = true
+            case "--no-auth": options.noAuth = true
+            case "--help", "-h":
                 print(Usage.full)
                 exit(0)
-            }
-            guard ["--host", "--port", "--db", "--threads", "--trace-threads", "--trace-queue-seconds", "--synchronous", "--heartbeat-seconds", "--retention-seconds", "--token", "--token-file", "--connection-timeout-seconds", "--allow-origin", "--max-connections", "--drain-seconds", "--statement-timeout-seconds", "--min-upload-rate", "--trace-judging-seconds", "--field-validation"].contains(flag) else { fail("unknown flag \(flag)", usage: true) }
-            guard let value = rest.popFirst() else { fail("\(flag) needs a value", usage: true) }
-            switch flag {
-            case "--host": options.host = value
+            case "--host": options.host = value()
             case "--port":
-                guard let port = Int(value), (0...65535).contains(port) else { fail("--port must be 0-65535, got \(value)", usage: false) }
+                let given = value()
+                guard let port = Int(given), (0...65535).contains(port) else { fail("--port must be 0-65535, got \(given)", usage: false) }
                 options.port = port
-            case "--db": options.database = value
+            case "--db": options.database = value()
             case "--synchronous":
-                guard let durability = Durability(rawValue: value.uppercased()) else {
-                    fail("--synchronous must be normal or full, got \(value)", usage: false)
+                let given = value()
+                guard let durability = Durability(rawValue: given.uppercased()) else {
+                    fail("--synchronous must be normal or full, got \(given)", usage: false)
                 }
                 options.durability = durability
-            case "--token": options.token = value
-            case "--token-file": options.tokenFile = value
+            case "--token": options.token = value()
+            case "--token-file": options.tokenFile = value()
             case "--allow-origin":
-                guard value == "*" || value.hasPrefix("http://") || value.hasPrefix("https://") else {
-                    fail("--allow-origin takes an origin like http://localhost:3000 (or *), got \(value)", usage: false)
+                let given = value()
+                guard given == "*" || given.hasPrefix("http://") || given.hasPrefix("https://") else {
+                    fail("--allow-origin takes an origin like http://localhost:3000 (or *), got \(given)", usage: false)
                 }
-                options.allowedOrigins.append(value.hasSuffix("/") ? String(value.dropLast()) : value)
+                options.allowedOrigins.append(given.hasSuffix("/") ? String(given.dropLast()) : given)
             case "--retention-seconds":
                 // Bounded so that seconds × 1000 and every sum with a clock reading stay integers.
-                options.retentionSeconds = number(value, Double.init, in: 0...315_360_000,
+                options.retentionSeconds = number(value(), Double.init, in: 0...315_360_000,
                                                   else: "--retention-seconds must be a number from 0 to 315360000 (10 years)")
             case "--heartbeat-seconds":
-                options.heartbeat = number(value, Double.init, in: Double.leastNonzeroMagnitude...3600,
+                options.heartbeat = number(value(), Double.init, in: Double.leastNonzeroMagnitude...3600,
                                            else: "--heartbeat-seconds must be a number above 0 and at most 3600")
             case "--connection-timeout-seconds":
-                options.connectionTimeout = number(value, Int.init, in: 1...3600, else: "--connection-timeout-seconds must be 1-3600")
+                options.connectionTimeout = number(value(), Int.init, in: 1...3600, else: "--connection-timeout-seconds must be 1-3600")
             case "--min-upload-rate":
-                options.minimumUploadRate = number(value, Int.init, in: 1...(1 << 30),
+                options.minimumUploadRate = number(value(), Int.init, in: 1...(1 << 30),
                                                    else: "--min-upload-rate must be 1-1073741824 (bytes a second)")
             case "--field-validation":
-                guard let mode = FieldValidation(name: value) else {
+                let given = value()
+                guard let mode = FieldValidation(name: given) else {
                     fail("--field-validation must be \(FieldValidation.choices) (in any case)", usage: false)
                 }
                 options.fieldValidation = mode
             case "--drain-seconds":
-                options.drainSeconds = number(value, Double.init, in: 0...3600, else: "--drain-seconds must be a number from 0 to 3600")
+                options.drainSeconds = number(value(), Double.init, in: 0...3600, else: "--drain-seconds must be a number from 0 to 3600")
             case "--statement-timeout-seconds":
-                options.statementTimeoutSeconds = number(value, Double.init, in: 0.1...3600,
+                options.statementTimeoutSeconds = number(value(), Double.init, in: 0.1...3600,
                                                          else: "--statement-timeout-seconds must be a number from 0.1 to 3600")
             case "--max-connections":
-                options.maxConnections = number(value, Int.init, in: 1...1_000_000, else: "--max-connections must be 1-1000000")
+                options.maxConnections = number(value(), Int.init, in: 1...1_000_000, else: "--max-connections must be 1-1000000")
             case "--threads":
-                options.threads = number(value, Int.init, in: 1...64, else: "--threads must be 1-64")
+                options.threads = number(value(), Int.init, in: 1...64, else: "--threads must be 1-64")
             case "--trace-threads":
-                options.traceThreads = number(value, Int.init, in: 1...64, else: "--trace-threads must be 1-64")
+                options.traceThreads = number(value(), Int.init, in: 1...64, else: "--trace-threads must be 1-64")
             case "--trace-queue-seconds":
-                options.traceQueueSeconds = number(value, Double.init, in: 0...86_400,
+                options.traceQueueSeconds = number(value(), Double.init, in: 0...86_400,
                                                    else: "--trace-queue-seconds must be a number from 0 to 86400")
             case "--trace-judging-seconds":
-                options.judgingSeconds = number(value, Double.init, in: 0...86_400,
+                options.judgingSeconds = number(value(), Double.init, in: 0...86_400,
                                                 else: "--trace-judging-seconds must be a number from 0 to 86400")
             default: fail("unknown flag \(flag)", usage: true)
             }
