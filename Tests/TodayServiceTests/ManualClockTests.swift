@@ -23,10 +23,8 @@ import TodayTestSupport
         let connection = try RawConnection(port: server.port)
         connection.send("GET /healthz HTTP/1.1\r\nHost: x\r\n")  // the head never ends
         // Watched from a reading of the clock, and the checker waiting on the clock for its next turn.
-        #expect(await eventually { server.deadlines.watched == 1 && clock.waits == 1 }, "the connection was never watched")
-        let turns = server.deadlineChecks
-        clock.move(by: Self.hourMs)
-        #expect(await eventually { server.deadlineChecks > turns && clock.waits == 1 }, "the checker never looked at the moved clock")
+        #expect(await eventually { server.deadlines.watched == 1 }, "the connection was never watched")
+        #expect(await server.moveDeadlineClock(clock, by: Self.hourMs), "the checker never looked at the moved clock")
         #expect(server.deadlines.cut == 0, "at exactly its deadline the request still stands")
         clock.move(by: 1_000)  // the checker's next second
         #expect(await eventually { server.deadlines.cut == 1 }, "the request was not cut past its deadline")
@@ -51,10 +49,7 @@ import TodayTestSupport
         let connection = try RawConnection(port: server.port)
         connection.send("POST /held HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}")
         #expect(await offThePool { entered.wait(timeout: .now() + 300) == .success }, "the handler never ran")
-        #expect(await eventually { clock.waits == 1 }, "the checker never waited on the clock")
-        let turns = server.deadlineChecks
-        clock.move(by: 2 * Self.hourMs)
-        #expect(await eventually { server.deadlineChecks > turns && clock.waits == 1 }, "the checker never looked at the moved clock")
+        #expect(await server.moveDeadlineClock(clock, by: 2 * Self.hourMs), "the checker never looked at the moved clock")
         #expect(server.deadlines.cut == 0, "a request being answered was cut")
         release.signal()
         let answer = try #require(await connection.readAnswer(timeout: 300), "no answer: the connection was cut")
@@ -125,5 +120,17 @@ import TodayTestSupport
         #expect(answer.status == 200)
         #expect(answer.json == ["entries": [], "next": .int(last), "more": false], "\(answer)")
         #expect(waiters.expired == 1, "answered as a wait that ran out")
+    }
+}
+
+extension HTTPServer {
+    /// One turn of the request-deadline checker on a clock the test moves (`connectionTime`):
+    /// waits until the checker waits on `clock`, moves it `ms`, and waits until the checker has
+    /// looked at the moved clock and waits again. `false` when either wait ran out.
+    func moveDeadlineClock(_ clock: ManualTime, by ms: Millis) async -> Bool {
+        guard await eventually({ clock.waits == 1 }) else { return false }
+        let turns = deadlineChecks
+        clock.move(by: ms)
+        return await eventually { deadlineChecks > turns && clock.waits == 1 }
     }
 }
